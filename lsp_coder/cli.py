@@ -1,0 +1,100 @@
+"""Command line: the server, and commands for people (complete, try, doctor, bench)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from . import __version__
+from .config import Config, ConfigError, default_config_path, load_file
+
+
+def _config(path: str | None) -> Config:
+    return load_file(Path(path) if path else default_config_path())
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server.app import build_server
+
+    try:
+        config, problem = _config(args.config), None
+    except ConfigError as exc:  # the server still starts, tells the client, uses defaults
+        config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
+    server = build_server(config, startup_problem=problem)
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
+
+
+def _complete(args: argparse.Namespace) -> int:
+    from .tools.complete import complete_at
+
+    return complete_at(_config(args.config), args.location)
+
+
+def _try(args: argparse.Namespace) -> int:
+    from .tools.try_it import try_server
+
+    return try_server(args.file, args.config, lines=args.lines)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from .tools.doctor import doctor
+
+    return doctor(_config(args.config))
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench.replay import bench_main
+
+    return bench_main(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lsp-coder", description=(
+        "Local AI code completion over the Language Server Protocol. With no command, serve LSP"
+        " over stdio."))
+    parser.add_argument("--version", action="version", version=f"lsp-coder {__version__}")
+    parser.add_argument("--config", help="TOML config file (default: $LSP_CODER_CONFIG or"
+                        " $XDG_CONFIG_HOME/lsp-coder/config.toml)")
+    parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log more to stderr (-vv for debug)")
+    sub = parser.add_subparsers(dest="command")
+    p = sub.add_parser("complete", help="print the completion at FILE:LINE:COL (1-based)")
+    p.add_argument("location")
+    p.set_defaults(func=_complete)
+    p = sub.add_parser("try", help="start the server as an editor would and type a file into it")
+    p.add_argument("file", nargs="?", help="a source file (default: a built-in sample)")
+    p.add_argument("--lines", type=int, default=3, help="how many lines to type")
+    p.set_defaults(func=_try)
+    p = sub.add_parser("doctor", help="check the model, its FIM template, memory and CPU/GPU")
+    p.set_defaults(func=_doctor)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        if getattr(args, "func", None) is None:
+            return _serve(args)
+        return args.func(args)
+    except ConfigError as exc:
+        print(f"lsp-coder: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

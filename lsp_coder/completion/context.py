@@ -1,0 +1,119 @@
+"""What the model sees: windows of the document around the cursor, and other files' chunks."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+CHARS_PER_TOKEN = 3
+"""A conservative estimate for code; the exact count is enforced after tokenizing."""
+
+WINDOW_QUANTUM_LINES = 16
+"""Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
+
+BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptParts:
+    """The pieces of a FIM prompt, in document order.
+
+    ``above`` ends at the start of the cursor line; ``line_prefix`` is the cursor line's text
+    before the cursor; ``suffix`` is the rest of the cursor line and the lines below.
+    """
+
+    extra: tuple[tuple[str, str], ...]
+    above: str
+    line_prefix: str
+    suffix: str
+
+    @property
+    def prefix(self) -> str:
+        return self.above + self.line_prefix
+
+
+def split_document(text: str, offset: int, *, prefix_tokens: int, suffix_tokens: int) -> PromptParts:
+    """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets."""
+    offset = max(0, min(offset, len(text)))
+    line_start = text.rfind("\n", 0, offset) + 1
+    above_lines = text[:line_start].splitlines(keepends=True)
+    budget = prefix_tokens * CHARS_PER_TOKEN
+    start, used = len(above_lines), 0
+    while start > 0 and used + len(above_lines[start - 1]) <= budget:
+        start -= 1
+        used += len(above_lines[start])
+    if start > 0:
+        start = min(len(above_lines), -(-start // WINDOW_QUANTUM_LINES) * WINDOW_QUANTUM_LINES)
+    above = "".join(above_lines[start:])
+
+    rest = text[offset:]
+    budget = suffix_tokens * CHARS_PER_TOKEN
+    below_lines = rest.splitlines(keepends=True)
+    end, used = 0, 0
+    while end < len(below_lines) and used + len(below_lines[end]) <= budget:
+        used += len(below_lines[end])
+        end += 1
+    if end < len(below_lines):
+        end = max(1, end // WINDOW_QUANTUM_LINES * WINDOW_QUANTUM_LINES)
+    suffix = "".join(below_lines[:end])
+    return PromptParts((), above, text[line_start:offset], suffix)
+
+
+def wants_multiline(parts: PromptParts) -> bool:
+    """Multi-line after a block opener or on a blank line; else complete the current line."""
+    rest_of_line = parts.suffix.split("\n", 1)[0]
+    if rest_of_line.strip():
+        return False
+    typed = parts.line_prefix.rstrip()
+    if not typed:
+        return True
+    return typed.endswith(BLOCK_OPENERS)
+
+
+class ExtraContext:
+    """A small ring of chunks from other files, placed first in the prompt in a stable order.
+
+    A chunk is taken from a file when the user leaves it (completes in another file). The ring
+    keeps the most recent ``max_chunks`` files; their order in the prompt is the order they
+    entered the ring, so adding a new chunk only changes the prompt's end of this section.
+    """
+
+    def __init__(self, max_chunks: int = 3, chunk_lines: int = 40) -> None:
+        self.max_chunks = max_chunks
+        self.chunk_lines = chunk_lines
+        self._chunks: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        self._current: tuple[str, str, str, int] | None = None
+
+    def visit(self, uri: str, path: str, text: str, offset: int) -> None:
+        """Record where the user is; leaving a file pushes a chunk of it into the ring."""
+        if self._current is not None and self._current[0] != uri:
+            old_uri, old_path, old_text, old_offset = self._current
+            self._chunks.pop(old_uri, None)
+            self._chunks[old_uri] = (old_path, self._chunk_around(old_text, old_offset))
+            while len(self._chunks) > self.max_chunks:
+                self._chunks.popitem(last=False)
+        self._current = (uri, path, text, offset)
+
+    def _chunk_around(self, text: str, offset: int) -> str:
+        line = text.count("\n", 0, offset)
+        lo = max(0, line - self.chunk_lines // 2)
+        lo -= lo % WINDOW_QUANTUM_LINES
+        body = "".join(text.splitlines(keepends=True)[lo : lo + self.chunk_lines])
+        return body if body.endswith("\n") or not body else body + "\n"
+
+    def forget(self, uri: str) -> None:
+        self._chunks.pop(uri, None)
+
+    def chunks(self, uri: str, budget_tokens: int) -> tuple[tuple[str, str], ...]:
+        """(path, text) chunks of files other than ``uri``, oldest first, within the budget."""
+        budget = budget_tokens * CHARS_PER_TOKEN
+        out: list[tuple[str, str]] = []
+        used = 0
+        for other, (path, body) in self._chunks.items():
+            if other == uri:
+                continue
+            if used + len(path) + len(body) > budget:
+                break
+            out.append((path, body))
+            used += len(path) + len(body)
+        return tuple(out)

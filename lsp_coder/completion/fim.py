@@ -1,0 +1,81 @@
+"""Fill-in-the-middle prompts from the model's own FIM tokens.
+
+Layout (PSM, with the cursor line after the middle token, like llama.cpp's ``/infill``)::
+
+    [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> typed-on-this-line
+
+While the user types on one line only the tokens after ``<MID>`` change, so each keystroke
+appends to a cached prompt. Every piece is tokenized on its own, so an edit in one piece never
+changes the tokens of another.
+
+The last token of the typed text is held back and the model's first token is constrained to
+start with its text ("token healing"): ``x = foo.ba`` then continues as ``bar`` instead of
+being forced to continue after an odd token boundary such as trailing spaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .context import PromptParts
+
+Tokenize = Callable[[str], list[int]]
+Detokenize = Callable[[list[int]], str]
+
+
+@dataclass(frozen=True, slots=True)
+class FimTemplate:
+    """Token ids of a FIM template; ``prefix < 0`` means the model has none (prefix-only)."""
+
+    prefix: int = -1
+    suffix: int = -1
+    middle: int = -1
+    file_sep: int = -1
+    bos: int = -1
+
+    @property
+    def has_fim(self) -> bool:
+        return min(self.prefix, self.suffix, self.middle) >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Prompt tokens and the text the first generated token must start with (may be empty)."""
+
+    tokens: list[int]
+    heal: str
+
+
+def _trim_front(tokens: list[int], limit: int) -> list[int]:
+    return tokens[len(tokens) - limit :] if len(tokens) > limit else tokens
+
+
+def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
+                 detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
+                 extra_tokens: int) -> Prompt:
+    """Tokens of the prompt for ``parts``, each piece held to its token budget."""
+    head: list[int] = [template.bos] if template.bos >= 0 else []
+    extra: list[int] = []
+    for path, body in parts.extra:
+        if template.file_sep >= 0:
+            extra += [template.file_sep] + tokenize(f"{path}\n{body}")
+        else:
+            extra += tokenize(f"{path}\n{body}\n")
+    if len(extra) > extra_tokens:
+        extra = []
+    typed = tokenize(parts.line_prefix) if parts.line_prefix else []
+    heal = ""
+    if typed:
+        heal = detokenize(typed[-1:])
+        if not heal or "\ufffd" in heal:
+            heal = ""
+        else:
+            typed = typed[:-1]
+    above = _trim_front(tokenize(parts.above), max(0, prefix_tokens - len(typed)))
+    if not template.has_fim:
+        return Prompt(head + extra + above + typed, heal)
+    suffix = tokenize(parts.suffix)[:suffix_tokens]
+    tokens = (head + extra + [template.prefix] + above + [template.suffix] + suffix
+              + [template.middle] + typed)
+    return Prompt(tokens, heal)

@@ -1,0 +1,25 @@
+"""The one type every postprocess filter shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True, slots=True)
+class FilterContext:
+    """What a filter may look at besides the suggestion text.
+
+    Attributes:
+        prefix: the document text before the cursor.
+        suffix: the document text after the cursor.
+        multiline: whether the suggestion may span several lines.
+    """
+
+    prefix: str
+    suffix: str
+    multiline: bool = True
+
+
+Filter = Callable[[str, FilterContext], str]
+"""A filter maps a suggestion text to a new text; an empty text means discard."""

@@ -1,0 +1,246 @@
+"""What to complete: cache, context, prompt, engine call, postprocessing. No pygls here.
+
+All methods except ``abort`` run on the one inference worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..config import Config
+from ..engine.engine import Engine
+from ..engine.generator import GenerateRequest, RequestStats
+from ..engine.llama import ModelLoadError
+from ..models import (
+    DEFAULT_DRAFT,
+    DEFAULT_TARGET,
+    ModelUnavailable,
+    Progress,
+    check_model_file,
+    ensure_embedded,
+)
+from .context import ExtraContext, PromptParts, split_document, wants_multiline
+from .fim import FimTemplate, build_prompt
+from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .suggestions import SuggestionCache
+
+log = logging.getLogger(__name__)
+
+DISABLED = ("none", "off", "false")
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    """A completion at ``offset`` (a str index) of ``text``.
+
+    ``budget_ms`` bounds how long the caller waits: when it runs out the complete lines so far
+    (or the partial first line) are answered and generation goes on into the suggestion cache.
+    """
+
+    uri: str
+    text: str
+    offset: int
+    path: str = ""
+    language_id: str = ""
+    budget_ms: float | None = None
+
+
+@dataclass(slots=True)
+class Suggestion:
+    text: str
+    cached: bool = False
+    stats: RequestStats | None = None
+    latency_ms: float = 0.0
+    stop_reason: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+class CompletionService:
+    """Turns documents and cursors into suggestions using one engine."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.engine: Engine | None = None
+        self.error: str | None = None
+        self.suggestions = SuggestionCache()
+        self.extra = ExtraContext()
+
+    # -- model lifecycle ------------------------------------------------------------------------
+
+    def resolve_paths(self, progress: Progress | None = None) -> tuple[Path, Path | None]:
+        """The target and draft files from the config, assembling the embedded default."""
+        mc = self.config.model
+        if mc.path:
+            target = check_model_file(mc.path)
+            draft = None
+        else:
+            target = ensure_embedded(DEFAULT_TARGET, progress)
+            draft = None if mc.draft_path.lower() in DISABLED or not self.config.speculative.enabled \
+                else (check_model_file(mc.draft_path) if mc.draft_path
+                      else ensure_embedded(DEFAULT_DRAFT, progress))
+            return target, draft
+        if mc.draft_path and mc.draft_path.lower() not in DISABLED:
+            draft = check_model_file(mc.draft_path)
+        return target, draft
+
+    def load(self, progress: Progress | None = None) -> str | None:
+        """Load the engine; returns an error message (and keeps serving empty) on failure."""
+        self.close()
+        try:
+            target, draft = self.resolve_paths(progress)
+            self.engine = Engine(target, draft, self.config)
+            self.error = None
+        except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
+            self.error = f"lsp-coder: no model loaded: {exc}"
+            log.error(self.error)
+        return self.error
+
+    def reconfigure(self, config: Config) -> bool:
+        """Apply new settings; returns True when the model must be reloaded (call ``load``)."""
+        reload = config.model != self.config.model or config.cache != self.config.cache or (
+            config.speculative.draft_model != self.config.speculative.draft_model)
+        self.config = config
+        if self.engine is not None and not reload:
+            self.engine.update(config)
+        return reload
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+    # -- completion -----------------------------------------------------------------------------
+
+    def cached(self, req: CompletionRequest) -> Suggestion | None:
+        """Answer from the suggestion cache if the user typed along a shown suggestion."""
+        prefix, rest_of_line = _around_cursor(req.text, req.offset)
+        hit = self.suggestions.lookup(req.uri, prefix, rest_of_line)
+        if hit is None:
+            return None
+        text = run(POST_CACHE, hit.remainder, self._filter_context(req, prefix))
+        return Suggestion(text, cached=True) if text else None
+
+    def complete(self, req: CompletionRequest,
+                 answer_early: Callable[[Suggestion], None] | None = None,
+                 hint: str = "", cancelled: Callable[[], bool] = lambda: False) -> Suggestion:
+        """Generate a suggestion for ``req`` (worker thread).
+
+        Args:
+            req: the document and cursor.
+            answer_early: called at most once with a time-boxed answer (complete lines so far)
+                when ``req.budget_ms`` runs out; generation then goes on into the cache.
+            hint: the not-yet-typed rest of a previous suggestion, drafted for free.
+            cancelled: polled between decode steps and ubatches; True stops the work.
+
+        Returns:
+            The full (postprocessed) suggestion; empty when there is no model or nothing to say.
+        """
+        start = time.perf_counter()
+        engine = self.engine
+        if engine is None:
+            return Suggestion("", stop_reason="no_model")
+        cc = self.config.completion
+        parts = split_document(req.text, req.offset, prefix_tokens=cc.prefix_tokens,
+                               suffix_tokens=cc.suffix_tokens)
+        self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
+        extra = self.extra.chunks(req.uri, cc.extra_context_tokens)
+        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
+        multiline = wants_multiline(parts)
+        template = self._template(engine)
+        prompt = build_prompt(template, parts, engine.tokenize, engine.detokenize,
+                              prefix_tokens=cc.prefix_tokens, suffix_tokens=cc.suffix_tokens,
+                              extra_tokens=cc.extra_context_tokens)
+        max_lines = cc.max_lines if multiline else 1
+        ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
+                            multiline=multiline)
+        early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
+        gen = GenerateRequest(
+            prompt=prompt.tokens,
+            max_tokens=cc.max_tokens,
+            temperature=cc.temperature,
+            seed=cc.seed,
+            hint=engine.tokenize(prompt.heal + hint) if hint else [],
+            heal=prompt.heal,
+            stop=_line_limit(max_lines),
+            speculative=self.config.speculative.enabled,
+            cancelled=cancelled,
+            on_text=early.on_text if answer_early is not None else None,
+        )
+        result = engine.generate(gen)
+        raw = run(PRE_CACHE, result.text, ctx)
+        text = run(POST_CACHE, raw, ctx)
+        if result.stop_reason != "cancelled" and text:
+            prefix, rest_of_line = _around_cursor(req.text, req.offset)
+            self.suggestions.store(req.uri, prefix, rest_of_line, text)
+        return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
+                          latency_ms=(time.perf_counter() - start) * 1000,
+                          extra={"answered_early": early.sent})
+
+    def _template(self, engine: Engine) -> FimTemplate:
+        bos = engine.model.bos if engine.model.add_bos else -1
+        if engine.fim is None:
+            return FimTemplate(bos=bos)
+        return FimTemplate(engine.fim.prefix, engine.fim.suffix, engine.fim.middle,
+                           engine.fim.sep, bos)
+
+    def _filter_context(self, req: CompletionRequest, prefix: str) -> FilterContext:
+        parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], req.text[req.offset :])
+        return FilterContext(prefix=prefix, suffix=req.text[req.offset :],
+                             multiline=wants_multiline(parts))
+
+
+class _EarlyAnswer:
+    """Sends the complete lines so far once the budget has run out (at most once)."""
+
+    def __init__(self, send: Callable[[Suggestion], None] | None, budget_ms: float | None,
+                 start: float, ctx: FilterContext) -> None:
+        self.send = send
+        self.deadline = None if budget_ms is None else start + budget_ms / 1000
+        self.start = start
+        self.ctx = ctx
+        self.sent = False
+
+    def on_text(self, text: str) -> None:
+        if self.sent or self.send is None or self.deadline is None:
+            return
+        if time.perf_counter() < self.deadline:
+            return
+        cut = text.rfind("\n")
+        complete = text[:cut] if cut > 0 and text[:cut].strip() else text
+        answer = run(POST_CACHE, run(PRE_CACHE, complete, self.ctx), self.ctx)
+        if not answer:
+            return
+        self.sent = True
+        self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
+                             stop_reason="time_box"))
+
+
+def _line_limit(max_lines: int) -> Callable[[str], int | None]:
+    """Stop after ``max_lines`` lines with content (a leading newline does not count)."""
+
+    def stop(text: str) -> int | None:
+        lines = 0
+        pos = 0
+        body_started = False
+        while True:
+            nl = text.find("\n", pos)
+            if nl < 0:
+                return None
+            if text[pos:nl].strip() or body_started:
+                body_started = True
+                lines += 1
+                if lines >= max_lines:
+                    return nl
+            pos = nl + 1
+
+    return stop
+
+
+def _around_cursor(text: str, offset: int) -> tuple[str, str]:
+    prefix = text[:offset]
+    rest = text[offset:]
+    return prefix, rest.split("\n", 1)[0]

@@ -1,0 +1,62 @@
+"""The suggestion cache: answers at once while the user types along a shown suggestion."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from cachetools import TTLCache
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A suggestion made at a cursor: the text before the cursor then, the rest of the line."""
+
+    prefix: str
+    rest_of_line: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """The part of a cached suggestion not typed yet, and what was typed of it."""
+
+    remainder: str
+    typed: str
+
+
+class SuggestionCache:
+    """Per-document last suggestions, bounded (LRU) and expiring (TTL). Thread-safe."""
+
+    def __init__(self, maxsize: int = 64, ttl_s: float = 300.0) -> None:
+        self._entries: TTLCache[str, list[Shown]] = TTLCache(maxsize=maxsize, ttl=ttl_s)
+        self._lock = threading.Lock()
+
+    def store(self, uri: str, prefix: str, rest_of_line: str, text: str, keep: int = 4) -> None:
+        """Remember ``text`` as shown after ``prefix``; an empty text is not stored."""
+        if not text.strip():
+            return
+        with self._lock:
+            shown = [s for s in self._entries.get(uri, []) if s.prefix != prefix]
+            shown.append(Shown(prefix, rest_of_line, text))
+            self._entries[uri] = shown[-keep:]
+
+    def lookup(self, uri: str, prefix: str, rest_of_line: str) -> Hit | None:
+        """A hit when ``prefix`` is a shown prefix plus a proper beginning of its suggestion.
+
+        The rest of the cursor line must be unchanged, so an edit elsewhere on the line misses.
+        Typing may cross newlines of a multi-line suggestion.
+        """
+        with self._lock:
+            shown = list(self._entries.get(uri, []))
+        for entry in reversed(shown):
+            if rest_of_line != entry.rest_of_line or not prefix.startswith(entry.prefix):
+                continue
+            typed = prefix[len(entry.prefix) :]
+            if len(typed) < len(entry.text) and entry.text.startswith(typed):
+                return Hit(entry.text[len(typed) :], typed)
+        return None
+
+    def forget(self, uri: str) -> None:
+        with self._lock:
+            self._entries.pop(uri, None)

@@ -1,0 +1,164 @@
+"""The engine: target model (and optional draft model), their caches and the decode loop."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import Config
+from .generator import GenerateRequest, GenerateResult, Generator
+from .llama import Context, ContextParams, Model, ModelParams, build_has_amx
+from .prefix_cache.manager import PrefixCache
+from .speculative import DraftModel, Drafter, NGramLookup, PreviousSuggestion, vocab_mismatch
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class FimTokens:
+    """The special tokens of a fill-in-the-middle template, read from the GGUF's vocabulary."""
+
+    prefix: int
+    suffix: int
+    middle: int
+    sep: int = -1
+
+
+def extra_bufts_enabled(setting: str) -> bool:
+    """Resolve ``model.use_extra_bufts``: "auto" enables them unless ggml was built with AMX."""
+    if setting == "auto":
+        return not build_has_amx()
+    return setting in ("true", "on", "yes", "1")
+
+
+class Engine:
+    """Owns the llama.cpp models and contexts; use from one worker thread.
+
+    ``abort()`` is the one method safe to call from other threads.
+    """
+
+    def __init__(self, model_path: Path, draft_path: Path | None, config: Config) -> None:
+        self.config = config
+        self.warnings: list[str] = []
+        mc = config.model
+        params = ModelParams(n_gpu_layers=mc.n_gpu_layers, use_mmap=mc.use_mmap,
+                             use_mlock=mc.use_mlock,
+                             use_extra_bufts=extra_bufts_enabled(mc.use_extra_bufts))
+        self.model_params = params
+        self.model = Model(model_path, params)
+        ctx_params = ContextParams(n_ctx=mc.n_ctx, n_batch=mc.n_batch, n_ubatch=mc.n_ubatch,
+                                   n_seq_max=mc.n_seq_max, n_threads=mc.n_threads)
+        self.ctx = Context(self.model, ctx_params)
+        cc = config.cache
+        self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
+                                 budget_tokens=cc.kv_budget_tokens)
+        self.model.pieces()  # index the vocabulary now, not on the first keystroke
+        self.fim = self._fim_tokens(self.model)
+        if self.fim is None:
+            self.warnings.append(
+                f"{model_path.name} has no fill-in-the-middle tokens: completing from the text"
+                " before the cursor only (use a FIM-capable code model for better results)"
+            )
+        self.draft: DraftModel | None = None
+        if draft_path is not None and config.speculative.draft_model:
+            self.draft = self._load_draft(draft_path, params, ctx_params)
+        self.generator = Generator(self.model, self.cache, self._drafters(),
+                                   max_draft=config.speculative.max_draft)
+        self._lock = threading.Lock()
+
+    def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
+        model = Model(path, params)
+        why = vocab_mismatch(self.model, model)
+        if why is not None:
+            self.warnings.append(f"draft model {path.name} not used: its vocabulary {why}")
+            model.close()
+            return None
+        ctx = Context(model, ctx_params)
+        cache = PrefixCache(ctx, block_size=self.config.cache.block_size,
+                            budget_tokens=self.config.cache.kv_budget_tokens)
+        return DraftModel(model, ctx, cache, self.config.speculative.p_min)
+
+    def _drafters(self) -> list[Drafter]:
+        sc = self.config.speculative
+        drafters: list[Drafter] = []
+        if sc.previous_suggestion:
+            drafters.append(PreviousSuggestion())
+        if sc.ngram:
+            drafters.append(NGramLookup())
+        if self.draft is not None:
+            drafters.append(self.draft)
+        return drafters
+
+    @staticmethod
+    def _fim_tokens(model: Model) -> FimTokens | None:
+        if min(model.fim_pre, model.fim_suf, model.fim_mid) < 0:
+            return None
+        return FimTokens(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep)
+
+    # -- used from the worker thread ------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.model.tokenize(text)
+
+    def detokenize(self, tokens: list[int]) -> str:
+        return self.model.detokenize(tokens)
+
+    def generate(self, req: GenerateRequest) -> GenerateResult:
+        if not self.config.speculative.enabled:
+            req.speculative = False
+        if self.draft is None:
+            return self.generator.generate(req)
+        self.draft.ctx.clear_abort()
+        self.draft.ctx.cancel_check = req.cancelled
+        try:
+            return self.generator.generate(req)
+        finally:
+            self.draft.ctx.cancel_check = None
+
+    def update(self, config: Config) -> None:
+        """Take new settings that need no reload (speculation, cutoffs)."""
+        self.config = config
+        if self.draft is not None:
+            self.draft.p_min = config.speculative.p_min
+
+    # -- any thread ---------------------------------------------------------------------------
+
+    def abort(self) -> None:
+        """Stop the running decode between ubatches (the flag clears when it returns)."""
+        self.ctx.abort()
+        if self.draft is not None:
+            self.draft.abort()
+
+    def describe(self) -> dict:
+        """Model, template and memory figures (for ``doctor`` and the log)."""
+        kv_token = self.model.kv_bytes_per_token()
+        out = {
+            "model": str(self.model.path),
+            "description": self.model.description(),
+            "weights_bytes": self.model.size_bytes,
+            "n_ctx": self.ctx.n_ctx,
+            "n_seq_max": self.ctx.n_seq_max,
+            "kv_bytes_per_token": kv_token,
+            "kv_bytes": kv_token * self.ctx.n_ctx,
+            "fim": None if self.fim is None else {
+                "prefix": self.model.token_text(self.fim.prefix),
+                "suffix": self.model.token_text(self.fim.suffix),
+                "middle": self.model.token_text(self.fim.middle),
+                "eot": self.model.token_text(self.model.eot) if self.model.eot >= 0 else None,
+            },
+            "extra_bufts": self.model_params.use_extra_bufts,
+            "can_shift": self.ctx.can_shift,
+            "draft": None if self.draft is None else str(self.draft.model.path),
+            "draft_weights_bytes": 0 if self.draft is None else self.draft.model.size_bytes,
+            "warnings": list(self.warnings),
+        }
+        return out
+
+    def close(self) -> None:
+        if self.draft is not None:
+            self.draft.ctx.close()
+            self.draft.model.close()
+        self.ctx.close()
+        self.model.close()

@@ -1,0 +1,221 @@
+"""The decode loop: prefill from the prefix cache, then greedy or sampled decoding with drafts."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .llama import Context, DecodeAborted, Model
+from .prefix_cache.manager import PrefixCache
+from .sampling import pick, verify
+from .speculative import Drafter, DrafterRecord
+
+StopRule = Callable[[str], int | None]
+"""Given the text generated so far, the length to cut it to and stop, or None to go on."""
+
+
+@dataclass(slots=True)
+class GenerateRequest:
+    prompt: list[int]
+    max_tokens: int = 64
+    temperature: float = 0.0
+    seed: int = 0
+    hint: list[int] = field(default_factory=list)
+    heal: str = ""
+    stop: StopRule | None = None
+    speculative: bool = True
+    cancelled: Callable[[], bool] = lambda: False
+    on_text: Callable[[str], None] | None = None
+
+
+@dataclass(slots=True)
+class RequestStats:
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    shifted_tokens: int = 0
+    evaluated_tokens: int = 0
+    generated_tokens: int = 0
+    prefill_ms: float = 0.0
+    decode_ms: float = 0.0
+    decode_steps: int = 0
+    draft_proposed: dict[str, int] = field(default_factory=dict)
+    draft_accepted: dict[str, int] = field(default_factory=dict)
+    near_ties: int = 0
+
+
+@dataclass(slots=True)
+class GenerateResult:
+    text: str
+    tokens: list[int]
+    stop_reason: str
+    stats: RequestStats
+
+
+_NEAR_TIE = 0.05
+"""Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
+
+
+class Generator:
+    """Runs one request at a time on the target context (call from the worker thread only)."""
+
+    def __init__(self, model: Model, cache: PrefixCache, drafters: Sequence[Drafter] = (),
+                 max_draft: int = 8) -> None:
+        self.model = model
+        self.cache = cache
+        self.ctx: Context = cache.ctx
+        self.drafters = list(drafters)
+        self.records = {d.name: DrafterRecord(max_k=max_draft if d.name != "previous" else 16)
+                        for d in self.drafters}
+        self.token_ms = 40.0
+
+    def generate(self, req: GenerateRequest) -> GenerateResult:
+        """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
+        stats = RequestStats(prompt_tokens=len(req.prompt))
+        rng = np.random.default_rng(req.seed)
+        out: list[int] = []
+        text = ""
+        reason = "max_tokens"
+        t0 = time.perf_counter()
+        self.ctx.clear_abort()
+        self.ctx.cancel_check = req.cancelled
+        try:
+            prepared = self.cache.prepare(req.prompt)
+            stats.reused_tokens = prepared.reused
+            stats.evaluated_tokens = len(req.prompt) - prepared.reused
+            seq = prepared.seq_id
+            self.cache.extend(seq, req.prompt[prepared.reused :], n_logits=1)
+            stats.prefill_ms = (time.perf_counter() - t0) * 1000
+            heal = req.heal.encode("utf-8")
+            next_token, heal = (self._healed(self.ctx.logits(0), heal, req.temperature, rng)
+                                if heal else (pick(self.ctx.logits(0), req.temperature, rng), b""))
+            for drafter in self.drafters:
+                drafter.begin(req.prompt, req.hint)
+            t_decode = time.perf_counter()
+            while True:
+                if req.cancelled():
+                    reason = "cancelled"
+                    break
+                if self.model.is_eog(next_token):
+                    reason = "eog"
+                    break
+                token = next_token
+                out.append(token)
+                text, stop_now = self._emit(out, req)
+                if stop_now:
+                    reason = "stop"
+                    break
+                if len(out) >= req.max_tokens:
+                    break
+                step_start = time.perf_counter()
+                drafted = (self._draft(req.prompt + out, len(out), req)
+                           if req.speculative and not heal else None)
+                if drafted is None:
+                    self.cache.extend(seq, [token], n_logits=1)
+                    if heal:
+                        next_token, heal = self._healed(self.ctx.logits(0), heal,
+                                                        req.temperature, rng)
+                    else:
+                        next_token = pick(self.ctx.logits(0), req.temperature, rng)
+                    elapsed = (time.perf_counter() - step_start) * 1000
+                    self.token_ms = 0.8 * self.token_ms + 0.2 * elapsed
+                    stats.decode_steps += 1
+                    continue
+                name, draft = drafted
+                n_rows = self.cache.extend(seq, [token] + draft.tokens,
+                                           n_logits=len(draft.tokens) + 1)
+                rows = [self.ctx.logits(i) for i in range(n_rows)]
+                verdict = verify(rows, draft.tokens, req.temperature, rng,
+                                 draft.probs if req.temperature > 0 else None)
+                stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
+                accepted = draft.tokens[: verdict.accepted]
+                self.cache.truncate(seq, len(req.prompt) + len(out) + len(accepted))
+                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
+                             (time.perf_counter() - step_start) * 1000 - draft.cost_ms, stats)
+                stats.decode_steps += 1
+                next_token = verdict.token
+                eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
+                if eog_at is not None:
+                    accepted, next_token = accepted[:eog_at], accepted[eog_at]
+                out.extend(accepted)
+                for drafter in self.drafters:
+                    drafter.accepted(req.prompt + out)
+                if accepted:
+                    text, stop_now = self._emit(out, req)
+                    if stop_now:
+                        reason = "stop"
+                        break
+            stats.decode_ms = (time.perf_counter() - t_decode) * 1000
+        except DecodeAborted:
+            reason = "cancelled"
+            stats.prefill_ms = stats.prefill_ms or (time.perf_counter() - t0) * 1000
+        finally:
+            self.ctx.cancel_check = None
+            self.ctx.clear_abort()
+        stats.generated_tokens = len(out)
+        if reason != "stop":
+            text = _cut(self._text(out, req), req.stop)
+        return GenerateResult(text, out, reason, stats)
+
+    def _healed(self, logits: np.ndarray, rest: bytes, temperature: float,
+                rng: np.random.Generator) -> tuple[int, bytes]:
+        """A token allowed by the healing constraint, and what of ``rest`` is left after it."""
+        allowed = self.model.healing_candidates(rest)
+        if len(allowed) == 0:
+            return pick(logits, temperature, rng), b""
+        token = int(allowed[pick(logits[allowed], temperature, rng)])
+        piece = self.model.piece(token)
+        return token, (b"" if piece.startswith(rest) else rest[len(piece) :])
+
+    def _text(self, out: list[int], req: GenerateRequest) -> str:
+        text = self.model.detokenize(out)
+        return text[len(req.heal) :] if req.heal and text.startswith(req.heal) else text
+
+    def _draft(self, history: list[int], n_out: int, req: GenerateRequest):
+        now = time.monotonic()
+        for drafter in self.drafters:
+            record = self.records[drafter.name]
+            if not record.enabled(now):
+                continue
+            k = min(record.k, req.max_tokens - n_out, self.ctx.n_ubatch - 1)
+            if k <= 0:
+                return None
+            draft = drafter.propose(history, n_out, k)
+            if draft.tokens:
+                return drafter.name, draft
+        return None
+
+    def _record(self, name: str, proposed: int, accepted: int, draft_ms: float,
+                verify_ms: float, stats: RequestStats) -> None:
+        self.records[name].record(proposed, accepted, draft_ms, verify_ms, self.token_ms,
+                                  time.monotonic())
+        stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
+        stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
+
+    def _emit(self, out: list[int], req: GenerateRequest) -> tuple[str, bool]:
+        """The text so far (cut by the stop rule) and whether to stop; tells ``on_text``."""
+        text = self._text(out, req)
+        cut = req.stop(text) if req.stop is not None else None
+        if cut is not None:
+            text = text[:cut]
+        if req.on_text is not None:
+            req.on_text(text)
+        return text, cut is not None
+
+
+def _cut(text: str, stop: StopRule | None) -> str:
+    if stop is None:
+        return text
+    cut = stop(text)
+    return text if cut is None else text[:cut]
+
+
+def _count_near_ties(rows: list[np.ndarray]) -> int:
+    ties = 0
+    for row in rows:
+        top2 = np.partition(row, -2)[-2:]
+        if abs(float(top2[1] - top2[0])) < _NEAR_TIE:
+            ties += 1
+    return ties

@@ -1,0 +1,411 @@
+"""The only module that talks to llama.cpp (through llama-cpp-python's low-level ctypes API).
+
+Every call that could abort the whole process in ggml is guarded here: decodes are chunked to
+``n_ubatch`` (never more than ``n_batch``), logits are read only for rows that were marked for
+output, and model loading never uses ggml's extra buffer types unless asked to (the AMX one
+crashes on some CPUs).
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+import llama_cpp
+
+log = logging.getLogger(__name__)
+
+_backend_lock = threading.Lock()
+_backend_ready = False
+
+
+class ModelLoadError(RuntimeError):
+    """The GGUF file could not be loaded."""
+
+
+class KvCacheFull(RuntimeError):
+    """llama_decode found no free KV cells for a chunk; ``done`` tokens of the call were kept."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(f"KV cache full after {done} tokens")
+        self.done = done
+
+
+class DecodeAborted(RuntimeError):
+    """The abort flag stopped a decode; ``done`` tokens of the call were kept."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(f"decode aborted after {done} tokens")
+        self.done = done
+
+
+class DecodeError(RuntimeError):
+    """llama_decode failed for another reason."""
+
+
+def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+    message = text.decode("utf-8", "replace").rstrip() if text else ""
+    if message:
+        level = logging.WARNING if level == _GGML_LOG_LEVEL_ERROR else logging.DEBUG
+        log.log(level, "llama.cpp: %s", message)
+
+
+_GGML_LOG_LEVEL_ERROR = 4
+_log_callback = llama_cpp.llama_log_callback(_route_llama_log)
+
+
+def init_backend() -> None:
+    """Initialise ggml once per process and route llama.cpp's log to ``logging``."""
+    global _backend_ready
+    with _backend_lock:
+        if _backend_ready:
+            return
+        if not os.environ.get("LSP_CODER_LLAMA_LOG"):
+            llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+        llama_cpp.llama_backend_init()
+        _backend_ready = True
+
+
+def system_info() -> str:
+    """ggml's own description of the CPU features it was built with and found."""
+    init_backend()
+    return llama_cpp.llama_print_system_info().decode("utf-8", "replace")
+
+
+def gpu_offload_supported() -> bool:
+    """Whether this llama.cpp build can offload layers to a GPU."""
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+@dataclass(frozen=True, slots=True)
+class ModelParams:
+    """How to load a model file."""
+
+    n_gpu_layers: int = 0
+    use_mmap: bool = True
+    use_mlock: bool = False
+    use_extra_bufts: bool = False
+    vocab_only: bool = False
+
+
+class Model:
+    """A loaded GGUF model and its vocabulary."""
+
+    def __init__(self, path: str | Path, params: ModelParams = ModelParams()) -> None:
+        init_backend()
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ModelLoadError(f"model file not found: {self.path}")
+        mp = llama_cpp.llama_model_default_params()
+        mp.n_gpu_layers = params.n_gpu_layers
+        mp.use_mmap = params.use_mmap
+        mp.use_mlock = params.use_mlock
+        mp.use_extra_bufts = params.use_extra_bufts
+        mp.vocab_only = params.vocab_only
+        ptr = llama_cpp.llama_model_load_from_file(str(self.path).encode(), mp)
+        if not ptr:
+            raise ModelLoadError(f"llama.cpp could not load {self.path} (not a valid GGUF model?)")
+        self._ptr = ptr
+        self.vocab = llama_cpp.llama_model_get_vocab(ptr)
+        self.n_vocab: int = llama_cpp.llama_vocab_n_tokens(self.vocab)
+        self.bos: int = llama_cpp.llama_vocab_bos(self.vocab)
+        self.eos: int = llama_cpp.llama_vocab_eos(self.vocab)
+        self.eot: int = llama_cpp.llama_vocab_eot(self.vocab)
+        self.add_bos: bool = bool(llama_cpp.llama_vocab_get_add_bos(self.vocab))
+        self.vocab_type: int = llama_cpp.llama_vocab_type(self.vocab)
+        self.fim_pre: int = llama_cpp.llama_vocab_fim_pre(self.vocab)
+        self.fim_suf: int = llama_cpp.llama_vocab_fim_suf(self.vocab)
+        self.fim_mid: int = llama_cpp.llama_vocab_fim_mid(self.vocab)
+        self.fim_pad: int = llama_cpp.llama_vocab_fim_pad(self.vocab)
+        self.fim_rep: int = llama_cpp.llama_vocab_fim_rep(self.vocab)
+        self.fim_sep: int = llama_cpp.llama_vocab_fim_sep(self.vocab)
+        self.n_ctx_train: int = llama_cpp.llama_model_n_ctx_train(ptr)
+        self.n_layer: int = llama_cpp.llama_model_n_layer(ptr)
+        self.n_embd: int = llama_cpp.llama_model_n_embd(ptr)
+        self.size_bytes: int = llama_cpp.llama_model_size(ptr)
+        self.n_params: int = llama_cpp.llama_model_n_params(ptr)
+        self._piece_cache: dict[int, bytes] = {}
+        self._all_pieces: list[bytes] | None = None
+        self._piece_ids: dict[bytes, int] = {}
+        self._prefix_index: dict[bytes, np.ndarray] = {}
+
+    def close(self) -> None:
+        """Free the model; the object must not be used afterwards."""
+        if getattr(self, "_ptr", None):
+            llama_cpp.llama_model_free(self._ptr)
+            self._ptr = None
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def ptr(self):
+        return self._ptr
+
+    def description(self) -> str:
+        buf = ctypes.create_string_buffer(256)
+        llama_cpp.llama_model_desc(self._ptr, buf, len(buf))
+        return buf.value.decode("utf-8", "replace")
+
+    def meta(self, key: str) -> str | None:
+        """A GGUF metadata value as a string, or None."""
+        buf = ctypes.create_string_buffer(1024)
+        n = llama_cpp.llama_model_meta_val_str(self._ptr, key.encode(), buf, len(buf))
+        return buf.value.decode("utf-8", "replace") if n >= 0 else None
+
+    def kv_bytes_per_token(self) -> int:
+        """Bytes of F16 K+V cache one token costs in this model (all layers)."""
+        n_head = int(self.meta(f"{self.meta('general.architecture')}.attention.head_count") or 1)
+        n_head_kv = int(
+            self.meta(f"{self.meta('general.architecture')}.attention.head_count_kv") or n_head
+        )
+        head_dim = self.n_embd // max(1, n_head)
+        return 2 * 2 * self.n_layer * n_head_kv * head_dim
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        """Tokens of ``text`` with no BOS added; ``special`` parses special-token text."""
+        data = text.encode("utf-8")
+        capacity = len(data) + 8
+        buf = (llama_cpp.llama_token * capacity)()
+        n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, capacity, False, special)
+        if n < 0:
+            capacity = -n
+            buf = (llama_cpp.llama_token * capacity)()
+            n = llama_cpp.llama_tokenize(self.vocab, data, len(data), buf, capacity, False, special)
+        return list(buf[: max(n, 0)])
+
+    def piece(self, token: int) -> bytes:
+        """The bytes a token stands for (special tokens render as empty)."""
+        cached = self._piece_cache.get(token)
+        if cached is not None:
+            return cached
+        buf = ctypes.create_string_buffer(64)
+        n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
+        if n < 0:
+            buf = ctypes.create_string_buffer(-n)
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, False)
+        out = buf.raw[: max(n, 0)]
+        self._piece_cache[token] = out
+        return out
+
+    def detokenize(self, tokens: list[int]) -> str:
+        """Text of ``tokens``; an incomplete UTF-8 character at the end is left out."""
+        data = b"".join(self.piece(t) for t in tokens)
+        return codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False)
+
+    def pieces(self) -> list[bytes]:
+        """The bytes of every token id (built once; also indexes them for healing)."""
+        if self._all_pieces is None:
+            self._all_pieces = [self.piece(t) for t in range(self.n_vocab)]
+            self._piece_ids = {}
+            for t, p in enumerate(self._all_pieces):
+                if p:
+                    self._piece_ids.setdefault(p, t)
+        return self._all_pieces
+
+    def healing_candidates(self, rest: bytes) -> np.ndarray:
+        """Ids of tokens that can start text beginning with ``rest``.
+
+        Those whose bytes start with ``rest`` (they complete it) and those whose bytes are a
+        proper prefix of it (they cover part of it; the rest is healed by the next token).
+        """
+        cached = self._prefix_index.get(rest)
+        if cached is None:
+            pieces = self.pieces()
+            ids = {t for t, p in enumerate(pieces) if p and p.startswith(rest)}
+            for i in range(1, len(rest)):
+                t = self._piece_ids.get(rest[:i])
+                if t is not None:
+                    ids.add(t)
+            cached = np.fromiter(sorted(ids), dtype=np.int64)
+            if len(self._prefix_index) > 512:
+                self._prefix_index.clear()
+            self._prefix_index[rest] = cached
+        return cached
+
+    def token_text(self, token: int) -> str:
+        """The vocabulary's stored text for a token id (used to compare vocabularies)."""
+        raw = llama_cpp.llama_vocab_get_text(self.vocab, token)
+        return raw.decode("utf-8", "replace") if raw else ""
+
+    def is_eog(self, token: int) -> bool:
+        return bool(llama_cpp.llama_vocab_is_eog(self.vocab, token))
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParams:
+    """Sizes of one llama.cpp context."""
+
+    n_ctx: int = 8192
+    n_batch: int = 512
+    n_ubatch: int = 512
+    n_seq_max: int = 8
+    n_threads: int = 0
+    kv_unified: bool = True
+
+
+class Context:
+    """A llama.cpp context with several sequences over one unified KV cache.
+
+    Not thread-safe: one worker thread owns it. ``abort()`` may be called from any thread and
+    stops the running decode between ubatches.
+    """
+
+    def __init__(self, model: Model, params: ContextParams = ContextParams()) -> None:
+        self.model = model
+        self.params = params
+        cp = llama_cpp.llama_context_default_params()
+        cp.n_ctx = params.n_ctx
+        cp.n_batch = params.n_batch
+        cp.n_ubatch = min(params.n_ubatch, params.n_batch)
+        cp.n_seq_max = params.n_seq_max
+        threads = params.n_threads or max(1, os.cpu_count() or 1)
+        cp.n_threads = threads
+        cp.n_threads_batch = threads
+        cp.kv_unified = params.kv_unified
+        cp.no_perf = True
+        self._abort_flag = threading.Event()
+        self.cancel_check: Callable[[], bool] | None = None
+        self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: self.aborting)
+        cp.abort_callback = self._abort_cb
+        ptr = llama_cpp.llama_init_from_model(model.ptr, cp)
+        if not ptr:
+            raise ModelLoadError(f"could not create a context of {params.n_ctx} tokens")
+        self._ptr = ptr
+        llama_cpp.llama_set_abort_callback(ptr, self._abort_cb, ctypes.c_void_p(0))
+        self.n_ctx: int = llama_cpp.llama_n_ctx(ptr)
+        self.n_ubatch = min(cp.n_ubatch, llama_cpp.llama_n_ubatch(ptr), llama_cpp.llama_n_batch(ptr))
+        self.n_seq_max: int = llama_cpp.llama_n_seq_max(ptr)
+        self._mem = llama_cpp.llama_get_memory(ptr)
+        self.can_shift: bool = bool(llama_cpp.llama_memory_can_shift(self._mem))
+        self._batch = llama_cpp.llama_batch_init(self.n_ubatch, 0, 1)
+        self._n_outputs = 0
+        self._n_vocab = model.n_vocab
+
+    def close(self) -> None:
+        if getattr(self, "_ptr", None):
+            llama_cpp.llama_batch_free(self._batch)
+            llama_cpp.llama_free(self._ptr)
+            self._ptr = None
+
+    def __del__(self) -> None:  # pragma: no cover
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- cancellation -------------------------------------------------------------------------
+
+    def abort(self) -> None:
+        """Ask the running (or next) decode to stop; cleared by ``clear_abort``."""
+        self._abort_flag.set()
+
+    def clear_abort(self) -> None:
+        self._abort_flag.clear()
+
+    @property
+    def aborting(self) -> bool:
+        """True once ``abort()`` was called or the current ``cancel_check`` says so."""
+        check = self.cancel_check
+        return self._abort_flag.is_set() or (check is not None and check())
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    def decode(self, tokens: list[int], pos0: int, seq_id: int, *, n_logits: int = 1) -> int:
+        """Evaluate ``tokens`` at positions ``pos0..`` of ``seq_id``.
+
+        Args:
+            tokens: the tokens, any number (chunked by ``n_ubatch``).
+            pos0: position of the first token.
+            seq_id: the sequence they extend.
+            n_logits: how many of the last tokens get logits (read with ``logits``).
+
+        Returns:
+            The number of logits rows available, ``min(n_logits, len(tokens))``.
+
+        Raises:
+            KvCacheFull: no cells for a chunk; earlier chunks are kept (``done``).
+            DecodeAborted: the abort flag stopped it; earlier chunks are kept (``done``).
+            DecodeError: any other failure.
+        """
+        if not self._ptr:
+            raise DecodeError("context is closed")
+        n = len(tokens)
+        n_logits = max(0, min(n_logits, n))
+        first_logit = n - n_logits
+        done = 0
+        self._n_outputs = 0
+        while done < n:
+            if self.aborting:
+                raise DecodeAborted(done)
+            chunk = tokens[done : done + self.n_ubatch]
+            batch = self._batch
+            m = len(chunk)
+            outputs = 0
+            for i, tok in enumerate(chunk):
+                batch.token[i] = tok
+                batch.pos[i] = pos0 + done + i
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = seq_id
+                want = done + i >= first_logit
+                batch.logits[i] = want
+                outputs += want
+            batch.n_tokens = m
+            rc = llama_cpp.llama_decode(self._ptr, batch)
+            if rc == 1:
+                raise KvCacheFull(done)
+            if rc == 2:
+                raise DecodeAborted(done)
+            if rc != 0:
+                raise DecodeError(f"llama_decode returned {rc}")
+            done += m
+            self._n_outputs = outputs
+        return self._n_outputs
+
+    def logits(self, row: int) -> np.ndarray:
+        """Logits of output row ``row`` of the last decode (0-based, among marked tokens)."""
+        if not 0 <= row < self._n_outputs:
+            raise IndexError(f"logits row {row} not computed (have {self._n_outputs})")
+        ptr = llama_cpp.llama_get_logits_ith(self._ptr, row - self._n_outputs)
+        if not ptr:
+            raise DecodeError("llama.cpp returned no logits")
+        return np.ctypeslib.as_array(ptr, shape=(self._n_vocab,)).copy()
+
+    # -- KV memory ----------------------------------------------------------------------------
+
+    def seq_rm(self, seq_id: int, p0: int, p1: int = -1) -> bool:
+        """Remove positions [p0, p1) of a sequence (-1: to the end; seq -1: all)."""
+        return bool(llama_cpp.llama_memory_seq_rm(self._mem, seq_id, p0, p1))
+
+    def seq_cp(self, src: int, dst: int, p0: int, p1: int) -> None:
+        """Share positions [p0, p1) of ``src`` with ``dst`` (no copy, no compute)."""
+        llama_cpp.llama_memory_seq_cp(self._mem, src, dst, p0, p1)
+
+    def seq_add(self, seq_id: int, p0: int, p1: int, delta: int) -> None:
+        """Shift positions [p0, p1) of a sequence by ``delta`` (RoPE shift, approximate)."""
+        llama_cpp.llama_memory_seq_add(self._mem, seq_id, p0, p1, delta)
+
+    def seq_pos_max(self, seq_id: int) -> int:
+        """Largest position held by the sequence, -1 if empty."""
+        return int(llama_cpp.llama_memory_seq_pos_max(self._mem, seq_id))
+
+    def clear(self) -> None:
+        llama_cpp.llama_memory_clear(self._mem, True)
+
+
+@lru_cache(maxsize=1)
+def build_has_amx() -> bool:
+    """Whether this llama.cpp build carries ggml's AMX kernels."""
+    return "AMX_INT8 = 1" in system_info()

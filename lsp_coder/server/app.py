@@ -1,0 +1,222 @@
+"""The language server: thin handlers that translate between LSP and the completion service."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..config import Config, ConfigError, apply
+from ..completion.service import CompletionRequest, CompletionService, Suggestion
+from .documents import word_start
+from .scheduler import Scheduler
+from .stats import Stats
+
+log = logging.getLogger(__name__)
+
+STATS_COMMAND = "lspCoder.stats"
+ACCEPTED_COMMAND = "lspCoder.accepted"
+
+
+class LspCoderServer(LanguageServer):
+    """Holds the config, the completion service and the scheduler that runs it."""
+
+    def __init__(self, base_config: Config) -> None:
+        super().__init__("lsp-coder", __version__)
+        self.base_config = base_config
+        self.config = base_config
+        self.service = CompletionService(base_config)
+        self.stats = Stats()
+        self.scheduler: Scheduler | None = None
+        self.load_task: asyncio.Task | None = None
+
+    def get_scheduler(self) -> Scheduler:
+        if self.scheduler is None:
+            self.scheduler = Scheduler(self.service, self.stats,
+                                       lambda: self.config.completion.debounce_ms)
+        return self.scheduler
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        """Show and log one message."""
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    async def load_model(self) -> None:
+        """Load (or reload) the model on the worker, reporting progress to the client."""
+        token = None
+        if get_capability(self.client_capabilities, "window.work_done_progress", False):
+            token = str(uuid.uuid4())
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                    title="lsp-coder", message="loading model", percentage=0))
+            except Exception:  # client refused the token: fall back to a message
+                token = None
+        if token is None:
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Info, message="lsp-coder: loading model"))
+        loop = asyncio.get_running_loop()
+        last = [-1]
+
+        def progress(done: int, total: int) -> None:
+            pct = int(done * 100 / max(total, 1))
+            if token is not None and pct != last[0] and pct % 5 == 0:
+                last[0] = pct
+                loop.call_soon_threadsafe(self.work_done_progress.report, token,
+                                          types.WorkDoneProgressReport(
+                                              message="preparing model files", percentage=pct))
+
+        error = await self.get_scheduler().run(self.service.load, progress)
+        if token is not None:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(
+                message="model failed to load" if error else "model ready"))
+        if error:
+            self.tell(error)
+            return
+        info = self.service.engine.describe()
+        for warning in info["warnings"]:
+            self.tell(f"lsp-coder: {warning}", types.MessageType.Warning)
+        self.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Info,
+            message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
+
+    def apply_settings(self, layer: Any, source: str) -> bool:
+        """Merge a settings layer; on error tell the user and keep the current config."""
+        if isinstance(layer, dict):
+            layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
+        try:
+            new = apply(self.config, layer or None, source)
+        except ConfigError as exc:
+            self.tell(f"lsp-coder: {exc}; keeping the previous settings")
+            return False
+        self.config = new
+        return True
+
+    def request(self, uri: str, position: types.Position, budget_ms: float | None):
+        """The completion request for a document position, or None if the document is unknown."""
+        doc = self.workspace.get_text_document(uri)
+        if doc.source is None or uri not in self.workspace.text_documents:
+            return None, None
+        offset = doc.offset_at_position(position)
+        path = to_fs_path(uri) or uri
+        return CompletionRequest(uri=uri, text=doc.source, offset=offset,
+                                 path=Path(path).name, language_id=doc.language_id or "",
+                                 budget_ms=budget_ms), doc
+
+
+def build_server(base_config: Config, startup_problem: str | None = None) -> LspCoderServer:
+    server = LspCoderServer(base_config)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
+        ls.apply_settings(params.initialization_options, "initializationOptions")
+        ls.service.config = ls.config
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
+        if startup_problem:
+            ls.tell(startup_problem)
+        ls.load_task = asyncio.ensure_future(ls.load_model())
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: LspCoderServer,
+                                       params: types.DidChangeConfigurationParams) -> None:
+        if not ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
+            return
+        if ls.service.reconfigure(ls.config):
+            await ls.load_model()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.service.suggestions.forget(uri)
+        ls.get_scheduler().forget(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
+    async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):
+        req, _doc = ls.request(params.text_document.uri, params.position,
+                               ls.config.completion.inline_budget_ms or None)
+        if req is None:
+            return None
+        suggestion = await ls.get_scheduler().complete(req, "inline")
+        return types.InlineCompletionList(items=_inline_items(suggestion, params.position))
+
+    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
+        trigger_characters=[".", "(", " ", "\n"], resolve_provider=False))
+    async def completion(ls: LspCoderServer, params: types.CompletionParams):
+        req, doc = ls.request(params.text_document.uri, params.position,
+                              ls.config.completion.completion_budget_ms)
+        if req is None:
+            return None
+        suggestion = await ls.get_scheduler().complete(
+            req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
+        return types.CompletionList(is_incomplete=True,
+                                    items=_completion_items(suggestion, req, doc, params.position))
+
+    @server.command(STATS_COMMAND)
+    def stats(ls: LspCoderServer, *args: Any) -> dict:
+        engine = ls.service.engine
+        extra: dict[str, Any] = {"model_loaded": engine is not None, "error": ls.service.error}
+        if engine is not None:
+            extra["kv_used_bytes"] = engine.cache.used_bytes
+            extra["kv_budget_bytes"] = engine.cache.budget * engine.model.kv_bytes_per_token()
+            extra["kv_evicted_blocks"] = engine.cache.evicted_blocks
+        return ls.stats.snapshot(extra)
+
+    @server.command(ACCEPTED_COMMAND)
+    def accepted(ls: LspCoderServer, *args: Any) -> None:
+        ls.stats.count("accepted")
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: LspCoderServer, *args: Any) -> None:
+        if ls.scheduler is not None:
+            ls.scheduler.shutdown()
+
+    return server
+
+
+def _inline_items(suggestion: Suggestion, position: types.Position):
+    if not suggestion.text:
+        return []
+    return [types.InlineCompletionItem(
+        insert_text=suggestion.text,
+        range=types.Range(start=position, end=position),
+        command=types.Command(title="lsp-coder: accepted", command=ACCEPTED_COMMAND,
+                              arguments=[suggestion.stop_reason or "ok"]),
+    )]
+
+
+def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
+                      position: types.Position) -> list[types.CompletionItem]:
+    if not suggestion.text:
+        return []
+    line_start = req.text.rfind("\n", 0, req.offset) + 1
+    start = word_start(req.text, line_start, req.offset)
+    word = req.text[start : req.offset]
+    start_char = position.character - doc.position_codec.client_num_units(word)
+    new_text = word + suggestion.text
+    label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
+    return [types.CompletionItem(
+        label=label,
+        kind=types.CompletionItemKind.Snippet,
+        detail="lsp-coder",
+        documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=new_text),
+        filter_text=new_text,
+        sort_text="0000",
+        preselect=True,
+        insert_text_format=types.InsertTextFormat.PlainText,
+        text_edit=types.TextEdit(
+            range=types.Range(start=types.Position(line=position.line, character=start_char),
+                              end=position),
+            new_text=new_text),
+        command=types.Command(title="lsp-coder: accepted", command=ACCEPTED_COMMAND,
+                              arguments=["completion"]),
+    )]

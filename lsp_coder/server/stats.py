@@ -1,0 +1,85 @@
+"""Counters of what the server and engine did, for ``lspCoder.stats``."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from dataclasses import asdict
+from typing import Any
+
+from ..engine.generator import RequestStats
+
+_SUMMED = ("prompt_tokens", "reused_tokens", "shifted_tokens", "evaluated_tokens",
+           "generated_tokens", "prefill_ms", "decode_ms", "decode_steps", "near_ties")
+
+
+class Stats:
+    """Totals since start plus the most recent requests. Thread-safe."""
+
+    def __init__(self, recent: int = 50) -> None:
+        self._lock = threading.Lock()
+        self._recent: deque[dict[str, Any]] = deque(maxlen=recent)
+        self._totals: dict[str, Any] = {
+            "requests": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0, "empty": 0,
+            "shown": 0, "accepted": 0, "draft_proposed": 0, "draft_accepted": 0,
+            "drafters": {}, **{k: 0 for k in _SUMMED},
+        }
+
+    def count(self, key: str, n: int = 1) -> None:
+        with self._lock:
+            self._totals[key] += n
+
+    def record(self, kind: str, *, text: str, cached: bool, latency_ms: float,
+               stats: RequestStats | None, outcome: str) -> None:
+        """Add one answered request (``outcome``: ok, empty, cancelled, superseded...)."""
+        entry: dict[str, Any] = {"time": time.time(), "kind": kind, "cached": cached,
+                                 "latency_ms": round(latency_ms, 2), "outcome": outcome,
+                                 "chars": len(text)}
+        with self._lock:
+            t = self._totals
+            t["requests"] += 1
+            t["cache_hits"] += cached
+            if outcome in ("cancelled", "superseded"):
+                t[outcome] += 1
+            elif not text:
+                t["empty"] += 1
+            else:
+                t["shown"] += 1
+            if stats is not None:
+                self._add_engine(stats)
+                entry.update({k: getattr(stats, k) for k in _SUMMED})
+                entry["draft_proposed"] = dict(stats.draft_proposed)
+                entry["draft_accepted"] = dict(stats.draft_accepted)
+            self._recent.append(entry)
+
+    def record_background(self, stats: RequestStats) -> None:
+        """Engine work done for no waiting request (cache confirm/extend, time-boxed rest)."""
+        with self._lock:
+            self._add_engine(stats)
+
+    def _add_engine(self, stats: RequestStats) -> None:
+        t = self._totals
+        for key in _SUMMED:
+            t[key] += getattr(stats, key)
+        for name, n in stats.draft_proposed.items():
+            acc = stats.draft_accepted.get(name, 0)
+            d = t["drafters"].setdefault(name, {"proposed": 0, "accepted": 0})
+            d["proposed"] += n
+            d["accepted"] += acc
+            t["draft_proposed"] += n
+            t["draft_accepted"] += acc
+
+    def snapshot(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        with self._lock:
+            totals = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self._totals.items()}
+            totals["drafters"] = {k: dict(v) for k, v in self._totals["drafters"].items()}
+            for key in ("prefill_ms", "decode_ms"):
+                totals[key] = round(totals[key], 2)
+            if extra:
+                totals.update(extra)
+            return {"totals": totals, "recent": list(self._recent)}
+
+
+def stats_dict(stats: RequestStats) -> dict[str, Any]:
+    return asdict(stats)

@@ -1,0 +1,88 @@
+"""``lsp-coder doctor``: what model would run, with which template, memory and CPU/GPU setup."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+
+from ..completion.service import CompletionService
+from ..config import Config
+from ..engine.llama import build_has_amx, gpu_offload_supported, system_info
+
+_BUFFER = re.compile(r"(\w+) compute buffer size\s*=\s*([\d.]+) MiB")
+
+
+class _ComputeBuffers(logging.Handler):
+    """Collects llama.cpp's own report of its compute buffer sizes while a model loads."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.mib = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = _BUFFER.search(record.getMessage())
+        if match:
+            self.mib += float(match.group(2))
+
+
+def _mib(n: float) -> str:
+    return f"{n / 2**20:,.0f} MiB"
+
+
+def doctor(config: Config) -> int:
+    print(f"python      {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    info = system_info()
+    print(f"llama.cpp   {info.strip()}")
+    amx = build_has_amx()
+    setting = config.model.use_extra_bufts
+    print(f"AMX kernels {'built in' if amx else 'not built'}; model.use_extra_bufts = {setting}")
+    if amx and setting == "auto":
+        print("            safe: extra buffer types (AMX, repack) are off because ggml's AMX"
+              " kernel crashes on some CPUs; a build without AMX keeps the faster repack"
+              " kernels: see README 'Faster CPU build'")
+    gpu = gpu_offload_supported()
+    print(f"GPU offload {'supported' if gpu else 'not in this build'};"
+          f" n_gpu_layers = {config.model.n_gpu_layers}")
+    if config.model.n_gpu_layers and not gpu:
+        print("            n_gpu_layers is set but this build is CPU-only: layers stay on the CPU")
+
+    collector = _ComputeBuffers()
+    llama_log = logging.getLogger("lsp_coder.engine.llama")
+    llama_log.addHandler(collector)
+    previous = llama_log.level, llama_log.propagate
+    llama_log.setLevel(logging.DEBUG)
+    llama_log.propagate = False
+    service = CompletionService(config)
+    try:
+        error = service.load()
+    finally:
+        llama_log.removeHandler(collector)
+        llama_log.setLevel(previous[0])
+        llama_log.propagate = previous[1]
+    if error:
+        print(f"model       {error}")
+        return 1
+    d = service.engine.describe()
+    print(f"model       {d['model']} ({d['description']})")
+    fim = d["fim"]
+    if fim:
+        print(f"FIM         {fim['prefix']} … {fim['suffix']} … {fim['middle']}"
+              f" (end: {fim['eot']}), prefix-suffix-middle layout")
+    else:
+        print("FIM         none: prefix-only completion")
+    print(f"draft       {d['draft'] or 'none'}")
+    weights = d["weights_bytes"] + d["draft_weights_bytes"]
+    kv = d["kv_bytes"] * (2 if d["draft"] else 1)
+    compute = collector.mib * 2**20
+    print(f"memory      weights {_mib(weights)} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
+          f" ({d['kv_bytes_per_token']} B/token) + compute {_mib(compute)}"
+          f" = {_mib(weights + kv + compute)}")
+    print(f"cache       {d['n_seq_max']} sequences over one unified KV; shift"
+          f" {'supported' if d['can_shift'] else 'not supported'}")
+    for warning in d["warnings"]:
+        print(f"warning     {warning}")
+    service.close()
+    print("status      ok: the model loads and the setup is safe")
+    return 0
