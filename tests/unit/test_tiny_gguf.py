@@ -1,16 +1,14 @@
 """Checks that the tiny random GGUF fixtures load and behave in llama.cpp.
 
-Uses only the low-level ``llama_cpp`` ctypes API.  The Qwen tests need a real Qwen2.5
-GGUF for its tokenizer (``$LSP_CODER_TOKENIZER_GGUF`` or ``/work/models/qwen0.5b.gguf``)
-and are skipped when it is missing; the CodeLlama tests need nothing but llama_cpp.
+Uses only the low-level ``llama_cpp`` ctypes API.  The Qwen tests take their tokenizer from
+the embedded Qwen2.5-Coder-0.5B (the ``real_small_model`` fixture); the CodeLlama tests need
+nothing but llama_cpp.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,23 +16,13 @@ import llama_cpp
 import numpy as np
 import pytest
 
-try:
-    from tests.fixtures.tiny_gguf import (
-        QWEN_FIM_IDS,
-        build_tiny_codellama,
-        cached_model,
-        codellama_fim_ids,
-    )
-except ImportError:  # repo root not on sys.path (e.g. rootdir-less `pytest tests/unit/...`)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from tests.fixtures.tiny_gguf import (
-        QWEN_FIM_IDS,
-        build_tiny_codellama,
-        cached_model,
-        codellama_fim_ids,
-    )
+from tests.fixtures.tiny_gguf import (
+    QWEN_FIM_IDS,
+    build_tiny_codellama,
+    cached_model,
+    codellama_fim_ids,
+)
 
-REAL_QWEN = Path(os.environ.get("LSP_CODER_TOKENIZER_GGUF", "/work/models/qwen0.5b.gguf"))
 QWEN_VOCAB = 151936
 VOCAB_PAD = 64
 
@@ -167,10 +155,8 @@ def assert_prompt_sensitive(model: llama_cpp.llama_model_p) -> None:
 
 
 @pytest.fixture(scope="session")
-def tokenizer_gguf() -> Path:
-    if not REAL_QWEN.is_file():
-        pytest.skip(f"real Qwen2.5 GGUF (tokenizer source) not found at {REAL_QWEN}")
-    return REAL_QWEN
+def tokenizer_gguf(real_small_model: Path) -> Path:
+    return real_small_model
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,59 @@
+"""Helpers for driving the real server over stdio with pytest-lsp."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+SERVER = [sys.executable, "-m", "lsp_coder"]
+
+
+async def wait_for_model(client: LanguageClient, timeout_s: float = 120.0) -> dict:
+    """Poll ``lspCoder.stats`` until the model loaded or failed; returns the totals."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        stats = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lspCoder.stats"))
+        totals = stats["totals"]
+        if totals["model_loaded"] or totals["error"] or time.monotonic() > deadline:
+            return totals
+        await asyncio.sleep(0.1)
+
+
+def open_doc(client: LanguageClient, uri: str, text: str, language: str = "python") -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1,
+                                             text=text)))
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def end_position(text: str) -> types.Position:
+    lines = text.split("\n")
+    return types.Position(line=len(lines) - 1, character=utf16_len(lines[-1]))
+
+
+async def inline(client: LanguageClient, uri: str, position: types.Position):
+    return await client.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
+        context=types.InlineCompletionContext(
+            trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+
+
+async def complete(client: LanguageClient, uri: str, position: types.Position):
+    return await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position))
+
+
+def insert(client: LanguageClient, uri: str, version: int, position: types.Position,
+           text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=position, end=position), text=text)]))

@@ -1,0 +1,115 @@
+"""The real server over stdio with the embedded Qwen2.5-Coder-0.5B: inline and completion."""
+
+from __future__ import annotations
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.conftest import server_env
+from tests.lsp.helpers import (
+    SERVER,
+    complete,
+    end_position,
+    inline,
+    insert,
+    open_doc,
+    utf16_len,
+    wait_for_model,
+)
+
+pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=server_env()),
+                    scope="module", loop_scope="module")
+async def client(lsp_client: LanguageClient, real_small_model):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        initialization_options={
+            "model": {"path": str(real_small_model), "draft_path": "none", "n_ctx": 2048},
+            "completion": {"debounce_ms": 0, "max_tokens": 32},
+        }))
+    totals = await wait_for_model(lsp_client)
+    assert totals["model_loaded"], totals
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_inline_completion_is_sensible(client: LanguageClient):
+    uri = "file:///tmp/add.py"
+    text = "def add(a, b):\n    "
+    open_doc(client, uri, text)
+    result = await inline(client, uri, end_position(text))
+    assert isinstance(result, types.InlineCompletionList)
+    assert len(result.items) == 1
+    item = result.items[0]
+    assert "return a + b" in item.insert_text
+    assert item.range == types.Range(start=end_position(text), end=end_position(text))
+    assert item.command is not None and item.command.command == "lspCoder.accepted"
+
+
+async def test_completion_item_replaces_word_under_cursor(client: LanguageClient):
+    uri = "file:///tmp/read.py"
+    text = "import os\n\ndef read_file(path):\n    with open(path) as f:\n        return f.re"
+    open_doc(client, uri, text)
+    pos = end_position(text)
+    result = await complete(client, uri, pos)
+    assert isinstance(result, types.CompletionList) and result.is_incomplete
+    assert result.items, "expected a completion item"
+    item = result.items[0]
+    edit = item.text_edit
+    assert isinstance(edit, types.TextEdit)
+    assert edit.range.start == types.Position(line=4, character=pos.character - 2)
+    assert edit.range.end == pos
+    assert edit.new_text.startswith("re") and len(edit.new_text) > 2
+    assert item.label == edit.new_text.split("\n")[0].strip()
+
+
+async def test_utf16_positions_with_astral_characters(client: LanguageClient):
+    uri = "file:///tmp/emoji.py"
+    head = 'label = "😀😀" + fo'
+    text = f"{head}o_bar(1)\n"
+    open_doc(client, uri, text)
+    # The cursor sits between "fo" and "o_bar": UTF-16 counts each emoji as two units.
+    pos = types.Position(line=0, character=utf16_len(head))
+    assert pos.character == len(head) + 2
+    result = await complete(client, uri, pos)
+    if result.items:
+        edit = result.items[0].text_edit
+        assert edit.range.start == types.Position(line=0, character=pos.character - 2)
+        assert edit.new_text.startswith("fo") and not edit.new_text.startswith("foo")
+    # An incremental edit after the emoji lands where the client meant it.
+    insert(client, uri, 2, pos, "rmat_")
+    pos2 = types.Position(line=0, character=pos.character + 5)
+    result = await complete(client, uri, pos2)
+    assert result.items, "expected an item after the edit"
+    edit = result.items[0].text_edit
+    assert edit.range.start == types.Position(line=0, character=pos.character - 2)
+    assert edit.new_text.startswith("format_")
+
+
+async def test_did_change_then_inline_reuses_the_cache(client: LanguageClient):
+    uri = "file:///tmp/typing.py"
+    text = "def mul(a, b):\n    "
+    open_doc(client, uri, text)
+    first = await inline(client, uri, end_position(text))
+    assert first.items
+    version = 1
+    for ch in "re":
+        version += 1
+        insert(client, uri, version, end_position(text), ch)
+        text += ch
+    result = await inline(client, uri, end_position(text))
+    assert result.items, "typing along the suggestion should keep one"
+    stats = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lspCoder.stats"))
+    totals = stats["totals"]
+    for key in ("requests", "cache_hits", "cancelled", "prompt_tokens", "reused_tokens",
+                "evaluated_tokens", "generated_tokens", "prefill_ms", "decode_ms",
+                "draft_proposed", "draft_accepted"):
+        assert key in totals, key
+    assert totals["prompt_tokens"] == totals["reused_tokens"] + totals["evaluated_tokens"]
+    assert totals["reused_tokens"] > 0
+    assert totals["requests"] >= 4
