@@ -27,12 +27,20 @@ def _position(text: str, offset: int) -> types.Position:
 
 
 def _hole(source: str, lines: int) -> tuple[str, str, int]:
-    """Cut ``lines`` lines out of the middle of ``source``: (text with hole, cut text, offset)."""
+    """Cut ``lines`` lines of code out of ``source``: (text with hole, cut text, offset).
+
+    The cut starts at the first non-blank line from two thirds down, holds ``lines`` lines that
+    are not blank, and leaves the newline after them in place.
+    """
     all_lines = source.splitlines(keepends=True)
-    first = max(1, min(len(all_lines) - lines, len(all_lines) * 2 // 3))
-    while first > 1 and not all_lines[first].strip():
-        first -= 1
-    cut = "".join(all_lines[first : first + lines])
+    first = min(len(all_lines) - 1, len(all_lines) * 2 // 3)
+    while first < len(all_lines) - 1 and not all_lines[first].strip():
+        first += 1
+    last, code_lines = first, 0
+    while last < len(all_lines) and code_lines < lines:
+        code_lines += bool(all_lines[last].strip())
+        last += 1
+    cut = "".join(all_lines[first:last]).rstrip("\n")
     offset = sum(len(s) for s in all_lines[:first])
     return source[:offset] + source[offset + len(cut) :], cut, offset
 
@@ -43,6 +51,11 @@ async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
     @client.feature(types.WINDOW_SHOW_MESSAGE)
     def show_message(params: types.ShowMessageParams) -> None:
         print(f"[server] {params.message}", flush=True)
+
+    @client.feature(types.WINDOW_LOG_MESSAGE)
+    def log_message(params: types.LogMessageParams) -> None:
+        if params.type == types.MessageType.Error:
+            print(f"[server log] {params.message}", file=sys.stderr, flush=True)
 
     args = [sys.executable, "-m", "lsp_coder"] + (["--config", config] if config else [])
     await client.start_io(*args)
@@ -88,9 +101,9 @@ async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
                 range=types.Range(start=pos, end=pos), text=ch)]))
         text = text[:offset] + ch + text[offset:]
         offset += 1
-        line_so_far = text[text.rfind("\n", 0, offset) + 1 : offset]
+        typed_so_far = typed[: i + 1].replace("\n", "⏎")
         tasks.append(asyncio.ensure_future(
-            ask(_position(text, offset), time.perf_counter(), line_so_far[-24:])))
+            ask(_position(text, offset), time.perf_counter(), typed_so_far[-24:])))
         if ch == "\n" or i == len(typed) - 1:
             await asyncio.gather(*tasks)
             tasks.clear()

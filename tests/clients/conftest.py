@@ -1,0 +1,143 @@
+"""Helpers for the real-client tests: find the client program, run it, clean up after it.
+
+A missing client program fails the test instead of skipping it: CI installs every client
+(`apt-get install neovim emacs-nox elpa-eglot`, Node 20 with npm), so a missing one means
+a broken CI image, not an optional feature.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import server_env
+
+CLIENTS_DIR = Path(__file__).resolve().parent
+SCRIPTS_DIR = CLIENTS_DIR / "scripts"
+REPO_ROOT = CLIENTS_DIR.parents[1]
+
+SERVER_CMD = [sys.executable, "-m", "lsp_coder"]
+"""The server from this interpreter's environment, so it runs the checked-out package."""
+
+FIB_TEXT = "def fibonacci(n):\n    "
+READ_FILE_TEXT = "import os\n\ndef read_file(path):\n    with open(path) as f:\n        return f.re"
+READ_FILE_CURSOR = (4, 19)
+"""The cursor after `f.re`: line 4, character 19 (0-based); the word `re` starts at 17."""
+READ_FILE_WORD_START = 17
+
+
+def init_options(model: Path) -> dict:
+    """Settings for the test server: the given model, no draft model, no debounce.
+
+    The budgets are generous because a shared CI runner can be slow; the tests check what the
+    client receives, not the latency.
+    """
+    return {
+        "model": {"path": str(model), "draft_path": "none"},
+        "completion": {"debounce_ms": 0, "completion_budget_ms": 8000,
+                       "inline_budget_ms": 8000, "max_tokens": 32},
+    }
+
+
+def require_program(name: str) -> str:
+    """The absolute path of `name` on PATH; fails (never skips) the test if it is missing."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"the client program {name!r} is not installed (CI installs it:"
+                    " apt-get install neovim emacs-nox elpa-eglot; Node 20 with npm)")
+    return path
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A client run: its exit status and output; `timed_out` if it was killed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    timed_out: bool
+
+    def describe(self) -> str:
+        state = "timed out" if self.timed_out else f"exit status {self.returncode}"
+        return f"{state}\n--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+
+
+def run_client(cmd: list[str], *, timeout: float, cwd: Path | None = None,
+               env: dict[str, str] | None = None) -> Finished:
+    """Runs a client in its own process group and kills the whole group afterwards.
+
+    The group holds the client and the server it started, so nothing outlives the test,
+    whether the client exits, crashes or runs past `timeout` seconds.
+    """
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env if env is not None else server_env(),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    timed_out = False
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc.pid)
+        stdout, stderr = proc.communicate()
+    finally:
+        _kill_group(proc.pid)
+    return Finished(proc.returncode, stdout, stderr, timed_out)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def npm_ci(folder: Path) -> None:
+    """`npm ci` in `folder` unless its node_modules exists; fails the test with npm's error."""
+    if (folder / "node_modules").is_dir():
+        return
+    npm = require_program("npm")
+    done = run_client([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, timeout=300,
+                      env=dict(os.environ))
+    if done.returncode != 0 or done.timed_out:
+        pytest.fail(f"npm ci in {folder} failed: {done.describe()}")
+
+
+def read_json_result(path: Path, done: Finished) -> dict:
+    """The JSON a client script wrote to `path`; fails with the client's output if there is none
+    or if the script reported an error."""
+    if not path.is_file():
+        pytest.fail(f"the client wrote no result: {done.describe()}")
+    result = json.loads(path.read_text(encoding="utf-8"))
+    if result.get("error"):
+        pytest.fail(f"the client reported: {result['error']}\nserver messages:"
+                    f" {result.get('messages')}\n{done.describe()}")
+    return result
+
+
+def check_read_file_completion(result: dict | list | None) -> dict:
+    """Asserts the `f.re` completion: one or more items, the first replacing the word `re`.
+
+    Returns the first item.
+    """
+    assert result, f"no completion result: {result!r}"
+    if isinstance(result, dict):
+        assert result.get("isIncomplete") is True, result
+    items = result["items"] if isinstance(result, dict) else result
+    assert items, f"empty completion list: {result!r}"
+    item = items[0]
+    edit = item["textEdit"]
+    line, character = READ_FILE_CURSOR
+    assert edit["range"] == {"start": {"line": line, "character": READ_FILE_WORD_START},
+                             "end": {"line": line, "character": character}}, edit
+    assert edit["newText"].startswith("re"), edit
+    assert len(edit["newText"]) > len("re"), edit
+    assert item["label"] == edit["newText"].split("\n", 1)[0].strip(), item
+    return item

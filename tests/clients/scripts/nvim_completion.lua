@@ -1,0 +1,105 @@
+-- Neovim 0.7 client test: run with
+--   LSP_CODER_TEST_PARAMS=params.json nvim --headless -u NONE -i NONE -n -c "luafile nvim_completion.lua"
+--
+-- params.json: {cmd, init_options, file, filetype, line, character, load_timeout_ms,
+--               request_timeout_ms, out}
+-- Writes {stats, result, capabilities, messages} (or {error, messages}) as JSON to `out`,
+-- then quits. Every failure is reported in `out`; a missing `out` means nvim itself failed.
+
+local params = vim.json.decode(table.concat(vim.fn.readfile(vim.env.LSP_CODER_TEST_PARAMS), "\n"))
+local messages = {}
+local server_exit = nil
+
+local function write(result)
+  result.messages = messages
+  vim.fn.writefile({ vim.json.encode(result) }, params.out)
+end
+
+local function note(_, result)
+  table.insert(messages, result.message)
+end
+
+local function run()
+  local client_id = vim.lsp.start_client({
+    name = "lsp-coder",
+    cmd = params.cmd,
+    root_dir = vim.fn.fnamemodify(params.file, ":h"),
+    init_options = params.init_options,
+    handlers = { ["window/logMessage"] = note, ["window/showMessage"] = note },
+    on_exit = function(code, signal)
+      server_exit = { code = code, signal = signal }
+    end,
+  })
+  if not client_id then
+    error("vim.lsp.start_client returned nil for " .. vim.inspect(params.cmd))
+  end
+  local client = vim.lsp.get_client_by_id(client_id)
+
+  vim.cmd("edit " .. vim.fn.fnameescape(params.file))
+  local buf = vim.api.nvim_get_current_buf()
+  -- NOTE: -u NONE turns filetype detection off; the filetype is the LSP languageId.
+  vim.bo[buf].filetype = params.filetype
+  vim.lsp.buf_attach_client(buf, client_id)
+
+  local initialized = vim.wait(params.load_timeout_ms, function()
+    return client.initialized or server_exit ~= nil
+  end, 20)
+  if server_exit ~= nil or not initialized then
+    error("the server did not initialize: exit " .. vim.inspect(server_exit))
+  end
+
+  local stats
+  local loaded = vim.wait(params.load_timeout_ms, function()
+    if server_exit ~= nil then
+      return true
+    end
+    local response = client.request_sync("workspace/executeCommand",
+      { command = "lspCoder.stats", arguments = {} }, 5000, buf)
+    if response and response.err then
+      error("lspCoder.stats failed: " .. vim.inspect(response.err))
+    end
+    stats = response and response.result
+    local totals = stats and stats.totals or {}
+    if totals.error ~= nil and totals.error ~= vim.NIL then
+      error("the model failed to load: " .. tostring(totals.error))
+    end
+    return totals.model_loaded == true
+  end, 200)
+  if server_exit ~= nil or not loaded then
+    error("the model did not load: exit " .. vim.inspect(server_exit) .. ", stats "
+      .. vim.inspect(stats))
+  end
+
+  local responses, reason = vim.lsp.buf_request_sync(buf, "textDocument/completion", {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = params.line, character = params.character },
+    context = { triggerKind = 1 },
+  }, params.request_timeout_ms)
+  if not responses then
+    error("textDocument/completion got no response: " .. tostring(reason))
+  end
+  local response = responses[client_id]
+  if response == nil then
+    error("no response from the lsp-coder client: " .. vim.inspect(responses))
+  end
+  if response.err then
+    error("textDocument/completion failed: " .. vim.inspect(response.err))
+  end
+
+  write({
+    stats = stats,
+    result = response.result,
+    capabilities = client.server_capabilities,
+  })
+
+  client.stop()
+  if not vim.wait(5000, function() return client.is_stopped() end, 20) then
+    client.stop(true)
+  end
+end
+
+local ok, err = pcall(run)
+if not ok then
+  write({ error = tostring(err) })
+end
+vim.cmd("qa!")

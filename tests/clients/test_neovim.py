@@ -1,0 +1,63 @@
+"""Neovim 0.7's built-in LSP client (`vim.lsp.start_client`) gets lsp-coder's completion."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.clients.conftest import (
+    READ_FILE_CURSOR,
+    READ_FILE_TEXT,
+    SCRIPTS_DIR,
+    SERVER_CMD,
+    check_read_file_completion,
+    init_options,
+    read_json_result,
+    require_program,
+    run_client,
+)
+from tests.conftest import server_env
+
+pytestmark = [pytest.mark.clients, pytest.mark.real_model]
+
+TIMEOUT_S = 120
+
+
+def run_nvim(tmp_path: Path, cmd: list[str], model: Path) -> tuple[dict, str]:
+    """Runs the Lua client script; returns what it wrote and a description of the run."""
+    nvim = require_program("nvim")
+    source = tmp_path / "read_file.py"
+    source.write_text(READ_FILE_TEXT, encoding="utf-8")
+    out = tmp_path / "result.json"
+    params = tmp_path / "params.json"
+    line, character = READ_FILE_CURSOR
+    params.write_text(json.dumps({
+        "cmd": cmd,
+        "init_options": init_options(model),
+        "file": str(source),
+        "filetype": "python",
+        "line": line,
+        "character": character,
+        "load_timeout_ms": 90_000,
+        "request_timeout_ms": 20_000,
+        "out": str(out),
+    }), encoding="utf-8")
+    done = run_client(
+        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
+         "-c", f"luafile {SCRIPTS_DIR / 'nvim_completion.lua'}"],
+        timeout=TIMEOUT_S, cwd=tmp_path,
+        env=server_env(LSP_CODER_TEST_PARAMS=str(params), XDG_STATE_HOME=str(tmp_path),
+                       XDG_CACHE_HOME=str(tmp_path)),
+    )
+    assert not done.timed_out, done.describe()
+    return read_json_result(out, done), done.describe()
+
+
+def test_neovim_completion(tmp_path: Path, real_small_model: Path) -> None:
+    result, run = run_nvim(tmp_path, SERVER_CMD, real_small_model)
+    capabilities = result["capabilities"]
+    assert capabilities.get("completionProvider"), capabilities
+    assert result["stats"]["totals"]["model_loaded"] is True
+    check_read_file_completion(result["result"])
