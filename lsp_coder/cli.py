@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .bench.replay import add_bench_arguments
 from .config import Config, ConfigError, default_config_path, load_file
 
 
@@ -76,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_try)
     p = sub.add_parser("doctor", help="check the model, its FIM template, memory and CPU/GPU")
     p.set_defaults(func=_doctor)
+    p = sub.add_parser("bench", help="replay typing over real files; print a table and a plot")
+    add_bench_arguments(p)
+    p.set_defaults(func=_bench)
     return parser
 
 

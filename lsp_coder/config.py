@@ -58,6 +58,7 @@ class CompletionConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CacheConfig:
+    reuse: bool = True
     block_size: int = 32
     kv_budget_tokens: int = 0
     shift_reuse: bool = False

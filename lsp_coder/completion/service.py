@@ -210,7 +210,9 @@ class _EarlyAnswer:
         if time.perf_counter() < self.deadline:
             return
         cut = text.rfind("\n")
-        complete = text[:cut] if cut > 0 and text[:cut].strip() else text
+        if cut <= 0 or not text[:cut].strip():
+            return  # the first line is not complete yet
+        complete = text[:cut]
         answer = run(POST_CACHE, run(PRE_CACHE, complete, self.ctx), self.ctx)
         if not answer:
             return

@@ -53,7 +53,7 @@ class Engine:
         self.ctx = Context(self.model, ctx_params)
         cc = config.cache
         self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
-                                 budget_tokens=cc.kv_budget_tokens)
+                                 budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse)
         self.model.pieces()  # index the vocabulary now, not on the first keystroke
         self.fim = self._fim_tokens(self.model)
         if self.fim is None:
@@ -76,8 +76,9 @@ class Engine:
             model.close()
             return None
         ctx = Context(model, ctx_params)
-        cache = PrefixCache(ctx, block_size=self.config.cache.block_size,
-                            budget_tokens=self.config.cache.kv_budget_tokens)
+        cc = self.config.cache
+        cache = PrefixCache(ctx, block_size=cc.block_size, budget_tokens=cc.kv_budget_tokens,
+                            reuse=cc.reuse)
         return DraftModel(model, ctx, cache, self.config.speculative.p_min)
 
     def _drafters(self) -> list[Drafter]:

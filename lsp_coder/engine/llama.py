@@ -52,11 +52,17 @@ class DecodeError(RuntimeError):
     """llama_decode failed for another reason."""
 
 
+_decoding = threading.local()
+
+
 def _route_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
     message = text.decode("utf-8", "replace").rstrip() if text else ""
-    if message:
-        level = logging.WARNING if level == _GGML_LOG_LEVEL_ERROR else logging.DEBUG
-        log.log(level, "llama.cpp: %s", message)
+    if not message:
+        return
+    ctx = getattr(_decoding, "context", None)
+    # An aborted decode is reported by llama.cpp as a failure; it is our cancellation.
+    quiet = level != _GGML_LOG_LEVEL_ERROR or (ctx is not None and ctx.aborting)
+    log.log(logging.DEBUG if quiet else logging.WARNING, "llama.cpp: %s", message)
 
 
 _GGML_LOG_LEVEL_ERROR = 4
@@ -363,7 +369,11 @@ class Context:
                 batch.logits[i] = want
                 outputs += want
             batch.n_tokens = m
-            rc = llama_cpp.llama_decode(self._ptr, batch)
+            _decoding.context = self
+            try:
+                rc = llama_cpp.llama_decode(self._ptr, batch)
+            finally:
+                _decoding.context = None
             if rc == 1:
                 raise KvCacheFull(done)
             if rc == 2:

@@ -150,7 +150,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         return types.InlineCompletionList(items=_inline_items(suggestion, params.position))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
-        trigger_characters=[".", "(", " ", "\n"], resolve_provider=False))
+        trigger_characters=[".", "("], resolve_provider=False))
     async def completion(ls: LspCoderServer, params: types.CompletionParams):
         req, doc = ls.request(params.text_document.uri, params.position,
                               ls.config.completion.completion_budget_ms)

@@ -1,0 +1,1 @@
+"""Tests that drive lsp-coder from real editor clients."""

@@ -66,8 +66,10 @@ class Finished:
     timed_out: bool
 
     def describe(self) -> str:
+        """The exit state and the tails of stdout and stderr, for a failure message."""
         state = "timed out" if self.timed_out else f"exit status {self.returncode}"
-        return f"{state}\n--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+        return (f"{state}\n--- stdout ---\n{self.stdout[-4000:]}"
+                f"\n--- stderr ---\n{self.stderr[-4000:]}")
 
 
 def run_client(cmd: list[str], *, timeout: float, cwd: Path | None = None,
@@ -111,8 +113,10 @@ def npm_ci(folder: Path) -> None:
 
 
 def read_json_result(path: Path, done: Finished) -> dict:
-    """The JSON a client script wrote to `path`; fails with the client's output if there is none
-    or if the script reported an error."""
+    """The JSON object a client script wrote to `path`.
+
+    Fails the test, with the client's output, if there is none or if it reports an error.
+    """
     if not path.is_file():
         pytest.fail(f"the client wrote no result: {done.describe()}")
     result = json.loads(path.read_text(encoding="utf-8"))

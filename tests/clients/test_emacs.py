@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from tests.clients.conftest import (
     READ_FILE_CURSOR,
     READ_FILE_TEXT,
+    REPO_ROOT,
     SCRIPTS_DIR,
     SERVER_CMD,
     check_read_file_completion,
@@ -23,17 +25,22 @@ from tests.conftest import server_env
 pytestmark = [pytest.mark.clients, pytest.mark.real_model]
 
 TIMEOUT_S = 120
+USER_CONFIG = REPO_ROOT / "editors" / "emacs" / "lsp-coder.el"
 
 
-def run_emacs(tmp_path: Path, cmd: list[str], model: Path) -> dict:
-    """Runs the eglot client script; returns what it wrote."""
+def run_emacs(tmp_path: Path, cmd: list[str], model: Path,
+              user_config: Path | None = None) -> dict:
+    """Runs the eglot client script; returns what it wrote.
+
+    With `user_config`, the eglot server entry comes from that file.
+    """
     emacs = require_program("emacs")
     source = tmp_path / "read_file.py"
     source.write_text(READ_FILE_TEXT, encoding="utf-8")
     out = tmp_path / "result.json"
     params = tmp_path / "params.json"
     line, character = READ_FILE_CURSOR
-    params.write_text(json.dumps({
+    settings = {
         "cmd": cmd,
         "init_options": init_options(model),
         "file": str(source),
@@ -42,7 +49,10 @@ def run_emacs(tmp_path: Path, cmd: list[str], model: Path) -> dict:
         "load_timeout_s": 90,
         "request_timeout_s": 20,
         "out": str(out),
-    }), encoding="utf-8")
+    }
+    if user_config is not None:
+        settings["user_config"] = str(user_config)
+    params.write_text(json.dumps(settings), encoding="utf-8")
     done = run_client([emacs, "--batch", "-l", str(SCRIPTS_DIR / "eglot_completion.el")],
                       timeout=TIMEOUT_S, cwd=tmp_path,
                       env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))
@@ -53,8 +63,26 @@ def run_emacs(tmp_path: Path, cmd: list[str], model: Path) -> dict:
 
 
 def test_emacs_eglot_completion(tmp_path: Path, real_small_model: Path) -> None:
+    """An eglot server entry of its own gets the `f.re` completion."""
     result = run_emacs(tmp_path, SERVER_CMD, real_small_model)
     assert result["eglot_version"].startswith("eglot"), result["eglot_version"]
     assert result["capabilities"].get("completionProvider"), result["capabilities"]
     assert result["stats"]["totals"]["model_loaded"] is True
     check_read_file_completion(result["result"])
+    assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
+
+
+def test_emacs_user_config(tmp_path: Path, real_small_model: Path) -> None:
+    """editors/emacs/lsp-coder.el registers the server for python-mode.
+
+    Its initializationOptions reach the server: the server loads the model they name.
+    """
+    result = run_emacs(tmp_path, SERVER_CMD, real_small_model, user_config=USER_CONFIG)
+    assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
+    check_read_file_completion(result["result"])
+
+
+def test_emacs_harness_fails_on_a_broken_server(tmp_path: Path, real_small_model: Path) -> None:
+    """A server that exits at once must fail the client test, not pass or skip it."""
+    with pytest.raises(pytest.fail.Exception, match="Server died|exited"):
+        run_emacs(tmp_path, [sys.executable, "-c", "raise SystemExit(3)"], real_small_model)

@@ -10,6 +10,7 @@ import pytest
 from tests.clients.conftest import (
     READ_FILE_CURSOR,
     READ_FILE_TEXT,
+    REPO_ROOT,
     SCRIPTS_DIR,
     SERVER_CMD,
     check_read_file_completion,
@@ -23,17 +24,22 @@ from tests.conftest import server_env
 pytestmark = [pytest.mark.clients, pytest.mark.real_model]
 
 TIMEOUT_S = 120
+USER_CONFIG = REPO_ROOT / "editors" / "neovim" / "lsp-coder.lua"
 
 
-def run_nvim(tmp_path: Path, cmd: list[str], model: Path) -> tuple[dict, str]:
-    """Runs the Lua client script; returns what it wrote and a description of the run."""
+def run_nvim(tmp_path: Path, cmd: list[str], model: Path,
+             user_config: Path | None = None) -> dict:
+    """Runs the Lua client script; returns what it wrote.
+
+    With `user_config`, the script loads that file and lets it start the server.
+    """
     nvim = require_program("nvim")
     source = tmp_path / "read_file.py"
     source.write_text(READ_FILE_TEXT, encoding="utf-8")
     out = tmp_path / "result.json"
     params = tmp_path / "params.json"
     line, character = READ_FILE_CURSOR
-    params.write_text(json.dumps({
+    settings = {
         "cmd": cmd,
         "init_options": init_options(model),
         "file": str(source),
@@ -43,7 +49,10 @@ def run_nvim(tmp_path: Path, cmd: list[str], model: Path) -> tuple[dict, str]:
         "load_timeout_ms": 90_000,
         "request_timeout_ms": 20_000,
         "out": str(out),
-    }), encoding="utf-8")
+    }
+    if user_config is not None:
+        settings["user_config"] = str(user_config)
+    params.write_text(json.dumps(settings), encoding="utf-8")
     done = run_client(
         [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
          "-c", f"luafile {SCRIPTS_DIR / 'nvim_completion.lua'}"],
@@ -52,12 +61,31 @@ def run_nvim(tmp_path: Path, cmd: list[str], model: Path) -> tuple[dict, str]:
                        XDG_CACHE_HOME=str(tmp_path)),
     )
     assert not done.timed_out, done.describe()
-    return read_json_result(out, done), done.describe()
+    return read_json_result(out, done)
 
 
 def test_neovim_completion(tmp_path: Path, real_small_model: Path) -> None:
-    result, run = run_nvim(tmp_path, SERVER_CMD, real_small_model)
+    """vim.lsp.start_client + buf_request_sync gets the `f.re` completion."""
+    result = run_nvim(tmp_path, SERVER_CMD, real_small_model)
     capabilities = result["capabilities"]
     assert capabilities.get("completionProvider"), capabilities
     assert result["stats"]["totals"]["model_loaded"] is True
     check_read_file_completion(result["result"])
+    assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
+
+
+def test_neovim_user_config_legacy_path(tmp_path: Path, real_small_model: Path) -> None:
+    """editors/neovim/lsp-coder.lua starts the server on FileType and sets the omnifunc.
+
+    On this machine's Neovim 0.7 that is the file's oldest fallback (vim.lsp.start_client).
+    """
+    result = run_nvim(tmp_path, SERVER_CMD, real_small_model, user_config=USER_CONFIG)
+    assert result["stats"]["totals"]["model_loaded"] is True
+    check_read_file_completion(result["result"])
+    assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
+
+
+def test_neovim_harness_fails_on_a_broken_server(tmp_path: Path, real_small_model: Path) -> None:
+    """A server that cannot start must fail the client test, not pass or skip it."""
+    with pytest.raises(pytest.fail.Exception, match="start_client"):
+        run_nvim(tmp_path, ["lsp-coder-does-not-exist"], real_small_model)

@@ -64,16 +64,18 @@ class PrefixCache:
         inplace_tail: a sequence whose tail after the shared prefix has at most this many tokens
             of its own is reused in place; a longer tail is kept and the prefix is shared into
             another sequence.
+        reuse: False turns reuse off (every prompt is evaluated whole): the naive baseline.
     """
 
     def __init__(self, ctx: Context, *, block_size: int = 32, budget_tokens: int = 0,
-                 inplace_tail: int | None = None) -> None:
+                 inplace_tail: int | None = None, reuse: bool = True) -> None:
         if block_size < 1:
             raise ValueError("block_size must be positive")
         self.ctx = ctx
         self.block_size = block_size
         self.budget = min(budget_tokens or ctx.n_ctx, ctx.n_ctx)
         self.inplace_tail = 4 * block_size if inplace_tail is None else inplace_tail
+        self.reuse = reuse
         self._seqs = [_Seq(i) for i in range(ctx.n_seq_max)]
         self._blocks: dict[BlockHash, _Block] = {}
         self._clock = 0.0
@@ -98,6 +100,8 @@ class PrefixCache:
 
     def lookup(self, tokens: list[int]) -> tuple[int | None, int]:
         """The sequence holding the longest prefix of ``tokens`` and that prefix's length."""
+        if not self.reuse:
+            return None, 0
         bs = self.block_size
         candidates = [s for s in self._seqs if s.tokens]
         hit = 0

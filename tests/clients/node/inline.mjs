@@ -187,10 +187,10 @@ async function main() {
   connection.sendNotification(ExitNotification.type);
   finished = true;
   console.log(JSON.stringify(summary));
-  const exited = await Promise.race([
-    new Promise((resolve) => (serverExit ? resolve(true) : server.once('exit', () => resolve(true)))),
-    sleep(5000).then(() => false),
-  ]);
+  const serverGone = serverExit
+    ? Promise.resolve(true)
+    : new Promise((resolve) => server.once('exit', () => resolve(true)));
+  const exited = await Promise.race([serverGone, sleep(5000).then(() => false)]);
   if (!exited) server.kill('SIGKILL');
   clearTimeout(guard);
   connection.dispose();

@@ -4,10 +4,13 @@
 ;;   LSP_CODER_TEST_PARAMS=params.json emacs --batch -l eglot_completion.el
 ;;
 ;; params.json: {cmd, init_options, file, line, character, load_timeout_s,
-;;               request_timeout_s, out}
+;;               request_timeout_s, out, user_config}
+;; With `user_config' (a path to editors/emacs/lsp-coder.el) the server entry comes from
+;; that file; otherwise the script puts its own entry in `eglot-server-programs'.
 ;; Connects eglot to the server for a python-mode buffer visiting `file', waits for the model
 ;; (`lspCoder.stats'), asks for textDocument/completion and writes
-;; {eglot_version, capabilities, stats, result} (or {error}) as JSON to `out'.
+;; {eglot_version, capabilities, stats, result, messages} (or {error, messages}) as JSON
+;; to `out'; messages are the server's window/logMessage and window/showMessage texts.
 
 ;;; Code:
 
@@ -29,10 +32,23 @@
   "The test parameter KEY (a keyword)."
   (plist-get lsp-coder-test--params key))
 
+(defvar lsp-coder-test--messages nil
+  "The server's log and show messages, newest first.")
+
+(defun lsp-coder-test--note (_server method &rest params)
+  "Record the message of a window/logMessage or window/showMessage METHOD with PARAMS."
+  (when (memq method '(window/logMessage window/showMessage))
+    (push (plist-get params :message) lsp-coder-test--messages)))
+
+(advice-add 'eglot-handle-notification :before #'lsp-coder-test--note)
+
 (defun lsp-coder-test--write (result)
-  "Write the plist RESULT as JSON to the output file."
+  "Write the plist RESULT and the server's messages as JSON to the output file."
   (with-temp-file (lsp-coder-test--param :out)
-    (insert (json-serialize result :null-object nil :false-object :json-false))))
+    (insert (json-serialize
+             (append result
+                     (list :messages (vconcat (reverse lsp-coder-test--messages))))
+             :null-object nil :false-object :json-false))))
 
 (defun lsp-coder-test--eglot-version ()
   "The version of the eglot that was loaded, as a string."
@@ -57,10 +73,16 @@
 
 (defun lsp-coder-test--run ()
   "Connect, wait for the model, request a completion; return the result plist."
-  (setq eglot-server-programs
-        `((python-mode . (,@(lsp-coder-test--param :cmd)
-                          :initializationOptions
-                          ,(lsp-coder-test--param :init_options)))))
+  (let ((user-config (lsp-coder-test--param :user_config)))
+    (if user-config
+        (progn
+          (setq lsp-coder-command (lsp-coder-test--param :cmd)
+                lsp-coder-initialization-options (lsp-coder-test--param :init_options))
+          (load user-config nil t))
+      (setq eglot-server-programs
+            `((python-mode . (,@(lsp-coder-test--param :cmd)
+                              :initializationOptions
+                              ,(lsp-coder-test--param :init_options)))))))
   (setq eglot-sync-connect t
         eglot-connect-timeout (lsp-coder-test--param :load_timeout_s))
   (find-file (lsp-coder-test--param :file))

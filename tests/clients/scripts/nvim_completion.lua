@@ -1,8 +1,12 @@
 -- Neovim 0.7 client test: run with
---   LSP_CODER_TEST_PARAMS=params.json nvim --headless -u NONE -i NONE -n -c "luafile nvim_completion.lua"
+--   LSP_CODER_TEST_PARAMS=params.json \
+--     nvim --headless -u NONE -i NONE -n -c "luafile nvim_completion.lua"
 --
 -- params.json: {cmd, init_options, file, filetype, line, character, load_timeout_ms,
---               request_timeout_ms, out}
+--               request_timeout_ms, out, user_config}
+-- With `user_config` (a path to editors/neovim/lsp-coder.lua) the script loads that file the
+-- way a user would and lets it start the server on FileType; otherwise it starts the client
+-- itself with vim.lsp.start_client.
 -- Writes {stats, result, capabilities, messages} (or {error, messages}) as JSON to `out`,
 -- then quits. Every failure is reported in `out`; a missing `out` means nvim itself failed.
 
@@ -18,14 +22,17 @@ end
 local function note(_, result)
   table.insert(messages, result.message)
 end
+-- Global handlers, so that they also apply to a client the user config starts.
+vim.lsp.handlers["window/logMessage"] = note
+vim.lsp.handlers["window/showMessage"] = note
 
-local function run()
+--- Starts the client directly; returns its id and the buffer it is attached to.
+local function start_directly()
   local client_id = vim.lsp.start_client({
     name = "lsp-coder",
     cmd = params.cmd,
     root_dir = vim.fn.fnamemodify(params.file, ":h"),
     init_options = params.init_options,
-    handlers = { ["window/logMessage"] = note, ["window/showMessage"] = note },
     on_exit = function(code, signal)
       server_exit = { code = code, signal = signal }
     end,
@@ -33,24 +40,63 @@ local function run()
   if not client_id then
     error("vim.lsp.start_client returned nil for " .. vim.inspect(params.cmd))
   end
-  local client = vim.lsp.get_client_by_id(client_id)
-
   vim.cmd("edit " .. vim.fn.fnameescape(params.file))
   local buf = vim.api.nvim_get_current_buf()
   -- NOTE: -u NONE turns filetype detection off; the filetype is the LSP languageId.
   vim.bo[buf].filetype = params.filetype
   vim.lsp.buf_attach_client(buf, client_id)
+  return client_id, buf
+end
+
+--- Loads the user config, opens the file and waits for the config to attach its client.
+local function start_with_user_config()
+  vim.g.lsp_coder_cmd = params.cmd
+  vim.g.lsp_coder_init_options = params.init_options
+  vim.cmd("filetype on")
+  vim.cmd("luafile " .. vim.fn.fnameescape(params.user_config))
+  vim.cmd("edit " .. vim.fn.fnameescape(params.file))
+  local buf = vim.api.nvim_get_current_buf()
+  local client_id
+  vim.wait(10000, function()
+    for id, c in pairs(vim.lsp.buf_get_clients(buf)) do
+      if c.name == "lsp_coder" then
+        client_id = id
+      end
+    end
+    return client_id ~= nil
+  end, 20)
+  if client_id == nil then
+    error("the user config attached no lsp_coder client (filetype "
+      .. vim.inspect(vim.bo[buf].filetype) .. ")")
+  end
+  if vim.bo[buf].omnifunc ~= "v:lua.vim.lsp.omnifunc" then
+    error("the user config did not set omnifunc: " .. vim.inspect(vim.bo[buf].omnifunc))
+  end
+  return client_id, buf
+end
+
+local function run()
+  local client_id, buf
+  if params.user_config then
+    client_id, buf = start_with_user_config()
+  else
+    client_id, buf = start_directly()
+  end
+  local client = vim.lsp.get_client_by_id(client_id)
+  local function gone()
+    return server_exit ~= nil or client.is_stopped()
+  end
 
   local initialized = vim.wait(params.load_timeout_ms, function()
-    return client.initialized or server_exit ~= nil
+    return client.initialized or gone()
   end, 20)
-  if server_exit ~= nil or not initialized then
+  if gone() or not initialized then
     error("the server did not initialize: exit " .. vim.inspect(server_exit))
   end
 
   local stats
   local loaded = vim.wait(params.load_timeout_ms, function()
-    if server_exit ~= nil then
+    if gone() then
       return true
     end
     local response = client.request_sync("workspace/executeCommand",
@@ -65,7 +111,7 @@ local function run()
     end
     return totals.model_loaded == true
   end, 200)
-  if server_exit ~= nil or not loaded then
+  if gone() or not loaded then
     error("the model did not load: exit " .. vim.inspect(server_exit) .. ", stats "
       .. vim.inspect(stats))
   end

@@ -1,0 +1,79 @@
+;;; lsp-coder.el --- Local AI code completion with lsp-coder and eglot -*- lexical-binding: t -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; Keywords: languages, tools, completion
+
+;;; Commentary:
+
+;; Registers lsp-coder, a language server that completes code with a local llama.cpp
+;; model, with eglot.  Load this file, open a file of one of `lsp-coder-modes' and run
+;; M-x eglot.  Suggestions come through `completion-at-point' (and so through company,
+;; corfu or the *Completions* buffer).
+;;
+;; NOTE: eglot runs one language server per major mode.  The entry added here comes first
+;; in `eglot-server-programs', so for the modes in `lsp-coder-modes' it replaces the
+;; server eglot would otherwise start (pylsp, rust-analyzer, ...).  List only the modes
+;; where you want lsp-coder instead.
+;;
+;; Settings go to the server as "initializationOptions": the same tree as lsp-coder's
+;; config.toml, written as a plist with snake_case keys, for example
+;;
+;;   (setq lsp-coder-initialization-options
+;;         '(:model (:path "/abs/path/model.gguf" :draft_path "none")
+;;           :completion (:debounce_ms 0 :max_lines 4)))
+
+;;; Code:
+
+(require 'eglot)
+(require 'jsonrpc)
+
+(defgroup lsp-coder nil
+  "Local AI code completion with lsp-coder."
+  :group 'eglot
+  :prefix "lsp-coder-")
+
+(defcustom lsp-coder-command '("lsp-coder")
+  "The lsp-coder server program and its arguments."
+  :type '(repeat string))
+
+(defcustom lsp-coder-initialization-options '(:completion (:debounce_ms 0))
+  "Settings sent as initializationOptions: lsp-coder's config tree as a plist.
+Keys are the snake_case names of config.toml.  nil sends an empty object,
+so the server uses its config file, else its defaults."
+  :type 'sexp)
+
+(defcustom lsp-coder-modes
+  '(python-mode python-ts-mode
+    rust-mode rust-ts-mode
+    js-mode js-ts-mode typescript-mode typescript-ts-mode
+    go-mode go-ts-mode
+    c-mode c-ts-mode c++-mode c++-ts-mode)
+  "Major modes whose buffers eglot connects to lsp-coder.
+Set this before loading lsp-coder.el."
+  :type '(repeat symbol))
+
+(defun lsp-coder-eglot-contact (&optional _interactive)
+  "The eglot contact for lsp-coder, read from the current settings."
+  (append lsp-coder-command
+          (list :initializationOptions
+                (or lsp-coder-initialization-options (make-hash-table)))))
+
+(add-to-list 'eglot-server-programs (cons lsp-coder-modes #'lsp-coder-eglot-contact))
+
+(defun lsp-coder-show-stats ()
+  "Show the lsp-coder server's counters (the lspCoder.stats command)."
+  (interactive)
+  (let* ((server (or (eglot-current-server) (user-error "No eglot server in this buffer")))
+         (stats (jsonrpc-request server :workspace/executeCommand
+                                 '(:command "lspCoder.stats" :arguments []))))
+    (with-current-buffer (get-buffer-create "*lsp-coder stats*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (json-encode (plist-get stats :totals)))
+        (json-pretty-print-buffer))
+      (special-mode)
+      (display-buffer (current-buffer)))))
+
+(provide 'lsp-coder)
+;;; lsp-coder.el ends here

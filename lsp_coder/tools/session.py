@@ -1,0 +1,122 @@
+"""A client session with the real server over stdio, for ``try`` and ``bench``.
+
+It keeps the document text on the client side, sends incremental changes with UTF-16
+positions as editors do, and asks for inline completions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+
+def position_at(text: str, offset: int) -> types.Position:
+    """The LSP position (UTF-16 columns) of str index ``offset``."""
+    line = text.count("\n", 0, offset)
+    col_text = text[text.rfind("\n", 0, offset) + 1 : offset]
+    return types.Position(line=line, character=len(col_text.encode("utf-16-le")) // 2)
+
+
+class Session:
+    """One server process and one open document."""
+
+    def __init__(self, options: dict[str, Any] | None = None, config: str | None = None,
+                 verbose: bool = False) -> None:
+        self.options = options or {}
+        self.config = config
+        self.client = LanguageClient("lsp-coder-session", "1")
+        self.messages: list[str] = []
+        self.uri = ""
+        self.text = ""
+        self.version = 0
+
+        @self.client.feature(types.WINDOW_SHOW_MESSAGE)
+        def show_message(params: types.ShowMessageParams) -> None:
+            self.messages.append(params.message)
+            if verbose:
+                print(f"[server] {params.message}", flush=True)
+
+        @self.client.feature(types.WINDOW_LOG_MESSAGE)
+        def log_message(params: types.LogMessageParams) -> None:
+            if params.type == types.MessageType.Error:
+                self.messages.append(params.message)
+
+    @property
+    def pid(self) -> int | None:
+        server = getattr(self.client, "_server", None)
+        return None if server is None else server.pid
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server process (Linux), 0 if unknown."""
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        except (OSError, ValueError, TypeError):
+            pass
+        return 0
+
+    async def start(self, timeout_s: float = 900.0) -> dict:
+        """Start the server, initialize, and wait until the model loaded (or failed)."""
+        args = [sys.executable, "-m", "lsp_coder"] + (["--config", self.config]
+                                                      if self.config else [])
+        await self.client.start_io(*args)
+        await self.client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), process_id=None, root_uri=None,
+            initialization_options=self.options))
+        self.client.initialized(types.InitializedParams())
+        deadline = time.monotonic() + timeout_s
+        while True:
+            totals = (await self.stats())["totals"]
+            if totals.get("model_loaded") or totals.get("error"):
+                return totals
+            if time.monotonic() > deadline:
+                return totals
+            await asyncio.sleep(0.2)
+
+    async def stats(self) -> dict:
+        result = await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lspCoder.stats"))
+        return result if isinstance(result, dict) else {"totals": {}, "recent": []}
+
+    def open(self, uri: str, text: str, language_id: str = "python") -> None:
+        self.uri, self.text, self.version = uri, text, 1
+        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language_id, version=1,
+                                                 text=text)))
+
+    def insert(self, offset: int, chars: str) -> int:
+        """Type ``chars`` at ``offset``; returns the new cursor offset."""
+        pos = position_at(self.text, offset)
+        self.version += 1
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri,
+                                                                version=self.version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=pos, end=pos), text=chars)]))
+        self.text = self.text[:offset] + chars + self.text[offset:]
+        return offset + len(chars)
+
+    async def inline(self, offset: int) -> str:
+        """The first inline suggestion at ``offset`` ("" if none)."""
+        result = await self.client.text_document_inline_completion_async(
+            types.InlineCompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri),
+                position=position_at(self.text, offset),
+                context=types.InlineCompletionContext(
+                    trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+        items = result.items if isinstance(result, types.InlineCompletionList) else (result or [])
+        return str(items[0].insert_text) if items else ""
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.client.shutdown_async(None), timeout=30)
+            self.client.exit(None)
+        finally:
+            await self.client.stop()
