@@ -53,7 +53,8 @@ class Engine:
         self.ctx = Context(self.model, ctx_params)
         cc = config.cache
         self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
-                                 budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse)
+                                 budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse,
+                                 shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         self.model.pieces()  # index the vocabulary now, not on the first keystroke
         self.fim = self._fim_tokens(self.model)
         if self.fim is None:
@@ -78,7 +79,8 @@ class Engine:
         ctx = Context(model, ctx_params)
         cc = self.config.cache
         cache = PrefixCache(ctx, block_size=cc.block_size, budget_tokens=cc.kv_budget_tokens,
-                            reuse=cc.reuse)
+                            reuse=cc.reuse,
+                            shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         return DraftModel(model, ctx, cache, self.config.speculative.p_min)
 
     def _drafters(self) -> list[Drafter]:

@@ -47,11 +47,17 @@ class _Block:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """Where a request runs: ``seq_id`` already holds its first ``reused`` tokens."""
+    """Where a request runs: ``seq_id`` already holds its first ``held`` tokens.
+
+    ``reused`` of them came from the cache (``shifted`` of those moved position with a RoPE
+    shift); the others were evaluated while preparing (the gap before a shifted chunk).
+    """
 
     seq_id: int
+    held: int
     reused: int
-    shared_from: int | None
+    shifted: int = 0
+    shared_from: int | None = None
 
 
 class PrefixCache:
@@ -65,10 +71,14 @@ class PrefixCache:
             of its own is reused in place; a longer tail is kept and the prefix is shared into
             another sequence.
         reuse: False turns reuse off (every prompt is evaluated whole): the naive baseline.
+        shift_min: when > 0 (and the model can shift), a cached chunk of at least this many
+            tokens that now sits at another position is kept with ``seq_rm`` + ``seq_add``
+            instead of being evaluated again. Approximate: its KV saw a different context.
     """
 
     def __init__(self, ctx: Context, *, block_size: int = 32, budget_tokens: int = 0,
-                 inplace_tail: int | None = None, reuse: bool = True) -> None:
+                 inplace_tail: int | None = None, reuse: bool = True,
+                 shift_min: int = 0) -> None:
         if block_size < 1:
             raise ValueError("block_size must be positive")
         self.ctx = ctx
@@ -76,6 +86,7 @@ class PrefixCache:
         self.budget = min(budget_tokens or ctx.n_ctx, ctx.n_ctx)
         self.inplace_tail = 4 * block_size if inplace_tail is None else inplace_tail
         self.reuse = reuse
+        self.shift_min = shift_min if ctx.can_shift else 0
         self._seqs = [_Seq(i) for i in range(ctx.n_seq_max)]
         self._blocks: dict[BlockHash, _Block] = {}
         self._clock = 0.0
@@ -133,12 +144,16 @@ class PrefixCache:
             dst = self._free_seq(exclude=None)
             self._truncate(dst, 0)
             dst.last_used = now
-            return Prepared(dst.seq_id, 0, None)
+            return Prepared(dst.seq_id, 0, 0)
         src = self._seqs[src_id]
+        chunks = self._find_moved_chunks(src, tokens, n) if self.shift_min else []
+        if chunks:
+            self._touch(src, now)
+            return self._shift_chunks(src, tokens, n, chunks)
         if self._own_tail(src, n) <= self.inplace_tail:
             self._truncate(src, n)
             self._touch(src, now)
-            return Prepared(src.seq_id, n, None)
+            return Prepared(src.seq_id, n, n)
         dst = self._free_seq(exclude=src.seq_id)
         self._truncate(dst, 0)
         self.ctx.seq_cp(src.seq_id, dst.seq_id, 0, n)
@@ -148,7 +163,7 @@ class PrefixCache:
             self._blocks[key].holders.add(dst.seq_id)
         self._touch(dst, now)
         src.last_used = now
-        return Prepared(dst.seq_id, n, src.seq_id)
+        return Prepared(dst.seq_id, n, n, shared_from=src.seq_id)
 
     def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
@@ -206,6 +221,57 @@ class PrefixCache:
 
     ##### Internal Helper Functions #####
 
+    def _find_moved_chunks(self, seq: _Seq, tokens: list[int],
+                           n: int) -> list[tuple[int, int, int]]:
+        """Runs of ``tokens`` right after ``n`` that ``seq`` holds further on.
+
+        Like llama-server's ``--cache-reuse``: walking the cached tail, each run of at least
+        ``shift_min`` tokens that continues the request where the previous one ended is kept.
+        Returns (request position, cached position, length) triples.
+
+        NOTE: llama.cpp needs a sequence's positions to stay consecutive, so nothing can be
+        evaluated between kept chunks: only text removed from the prompt (a line deleted, a
+        window start that moved down, an old chunk of another file dropped) is covered.
+        Cells shared with another sequence are never moved (a shift would move them there
+        too), so the search starts after the longest prefix another sequence shares.
+        """
+        old = seq.tokens
+        limit = len(tokens) - 1
+        chunks: list[tuple[int, int, int]] = []
+        shared = max((common_prefix(other.tokens, old) for other in self._seqs
+                      if other is not seq), default=0)
+        head_p, head_c = n, max(n, shared)
+        while head_c < len(old) and head_p < limit:
+            m = 0
+            while (head_c + m < len(old) and head_p + m < limit
+                   and old[head_c + m] == tokens[head_p + m]):
+                m += 1
+            if m >= self.shift_min:
+                chunks.append((head_p, head_c, m))
+                head_p += m
+                head_c += m
+            else:
+                head_c += 1
+        return chunks
+
+    def _shift_chunks(self, seq: _Seq, tokens: list[int], n: int,
+                      chunks: list[tuple[int, int, int]]) -> Prepared:
+        """Move each cached chunk left to where the request has it; drop everything else.
+
+        ::
+
+            cached : [ prefix 0..n ][ removed ][ chunk 1 ][ removed ][ chunk 2 ][ old tail ]
+            request: [ prefix 0..n ][ chunk 1 ][ chunk 2 ][ new tail, evaluated ]
+        """
+        for i, j, m in chunks:
+            self.ctx.seq_rm(seq.seq_id, i, j)
+            self.ctx.seq_add(seq.seq_id, j, j + m, i - j)
+        end = chunks[-1][0] + chunks[-1][2]
+        self.ctx.seq_rm(seq.seq_id, end, -1)
+        self._forget_after(seq, n)
+        self._append(seq, tokens[n:end])
+        return Prepared(seq.seq_id, end, end, shifted=end - n)
+
     def _tick(self) -> float:
         self._clock = max(self._clock + 1e-6, time.monotonic())
         return self._clock
@@ -252,6 +318,10 @@ class PrefixCache:
         if n >= len(seq.tokens):
             return
         self.ctx.seq_rm(seq.seq_id, n, -1)
+        self._forget_after(seq, n)
+
+    def _forget_after(self, seq: _Seq, n: int) -> None:
+        """Drop tokens from ``n`` on from the bookkeeping (the cells are the caller's job)."""
         del seq.tokens[n:]
         keep = n // self.block_size
         for key in seq.keys[keep:]:
