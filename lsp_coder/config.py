@@ -8,12 +8,11 @@ Precedence, lowest first: the defaults below < a TOML file (``--config PATH``,
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import cattrs
 
@@ -39,7 +38,7 @@ class ModelConfig:
     n_gpu_layers: int = 0
     use_mlock: bool = False
     use_mmap: bool = True
-    use_extra_bufts: str = "auto"
+    use_extra_bufts: Literal["auto", "true", "false"] = "auto"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -52,6 +51,7 @@ class CompletionConfig:
     prefix_tokens: int = 1024
     suffix_tokens: int = 256
     extra_context_tokens: int = 256
+    fim_layout: Literal["auto", "psm", "spm"] = "auto"
     inline_budget_ms: int = 1500
     completion_budget_ms: int = 1500
 
@@ -155,7 +155,3 @@ def load_file(path: Path | None) -> Config:
 
 def to_dict(config: Config) -> dict[str, Any]:
     return _converter.unstructure(config)
-
-
-def replace(config: Config, **sections: Any) -> Config:
-    return dataclasses.replace(config, **sections)

@@ -58,11 +58,17 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--draft", default="", help="draft GGUF, or none")
     p.add_argument("--lines", type=int, default=3, help="lines typed per file")
     p.add_argument("--max-tokens", type=int, default=48)
+    p.add_argument("--key-ms", type=float, default=120.0,
+                   help="typing cadence: the next key comes this long after the last one, or"
+                        " when its answer arrives if that is later")
     p.add_argument("--naive-keys", type=int, default=6,
                    help="keystrokes replayed with the cache off (each re-reads the prompt)")
     p.add_argument("--runs", default="cached,naive,nospec",
                    help="comma-separated subset of cached,naive,nospec")
     p.add_argument("--out", type=Path, default=Path(".bench"), help="folder for PNG and JSON")
+    p.add_argument("--fim", action="store_true",
+                   help="instead: compare PSM and SPM prompt order (exact match and reuse)")
+    p.add_argument("--fim-holes", type=int, default=8, help="holes per file for --fim")
 
 
 def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +88,7 @@ def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str,
     return options
 
 
-async def _replay(name: str, traces: list[Trace], options: dict[str, Any],
+async def _replay(name: str, traces: list[Trace], options: dict[str, Any], key_ms: float,
                   ask_at: set[int] | None = None, progress: bool = True) -> RunResult:
     """Type every trace; ask for a completion after each key (or only at ``ask_at`` keys)."""
     session = Session(options)
@@ -105,6 +111,8 @@ async def _replay(name: str, traces: list[Trace], options: dict[str, Any],
                 sent = time.perf_counter()
                 text = await session.inline(offset)
                 latency = (time.perf_counter() - sent) * 1000
+                if latency < key_ms:
+                    await asyncio.sleep((key_ms - latency) / 1000)
                 recent = (await session.stats())["recent"][-1]
                 key = Keystroke(index, trace.path.name, latency, text, recent["cached"])
                 for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens",
@@ -233,24 +241,31 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
             engine_keys = [k.index for k in runs["cached"].keys if not k.cached] if (
                 "cached" in runs) else list(range(len(traces[0].typed)))
             ask_at = set(engine_keys[: args.naive_keys])
-        runs[name] = await _replay(name, traces, plans[name], ask_at)
+        runs[name] = await _replay(name, traces, plans[name], args.key_ms, ask_at)
     summaries = {name: summarize(run) for name, run in runs.items()}
     print()
     print(_table(summaries))
     report: dict[str, Any] = {"summaries": summaries}
+    print()
     if "cached" in runs and "naive" in runs:
         asked = {k.index: k for k in runs["naive"].keys[1:]}
-        cached = [k.latency_ms for k in runs["cached"].keys if k.index in asked]
-        naive = [k.latency_ms for k in asked.values()]
-        if cached and naive:
-            ratio = statistics.median(naive) / max(statistics.median(cached), 1e-3)
-            report["naive_over_cached_p50"] = ratio
-            print(f"\nprefix cache: on the same {len(naive)} warm engine requests, naive p50"
-                  f" {statistics.median(naive):.0f} ms / cached p50"
-                  f" {statistics.median(cached):.0f} ms = {ratio:.1f}x")
+        same = [k for k in runs["cached"].keys if k.index in asked]
+        if same:
+            for label, attr in (("latency", "latency_ms"), ("prefill", "prefill_ms")):
+                naive = statistics.median(getattr(k, attr) for k in asked.values())
+                cached = statistics.median(getattr(k, attr) for k in same)
+                ratio = naive / max(cached, 1e-3)
+                report[f"naive_over_cached_{label}_p50"] = ratio
+                print(f"{'prefix cache' if label == 'latency' else '':<13} {label} p50 on the"
+                      f" same {len(same)} warm engine requests: naive {naive:.0f} ms, cached"
+                      f" {cached:.0f} ms = {ratio:.1f}x")
     if "cached" in runs:
         s = summaries["cached"]
         cold = s["cold_prefill_ms"]
+        hits = [k.latency_ms for k in runs["cached"].keys if k.cached]
+        if hits:
+            print(f"typing through a suggestion: {len(hits)} keys answered from the suggestion"
+                  f" cache, p50 {statistics.median(hits):.1f} ms, p95 {_pct(hits, 0.95):.1f} ms")
         print(f"cold prefill {cold:.0f} ms; warm p50 {s['warm_p50_ms']:.0f} ms ="
               f" 1/{cold / max(s['warm_p50_ms'], 1e-3):.0f} of it;"
               f" {s['reuse_ratio']:.1%} of prompt tokens from the cache")
@@ -277,5 +292,16 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_main(args: argparse.Namespace) -> int:
+    if args.fim:
+        from ..config import Config, apply
+        from .fim_layouts import measure, report
+
+        options = _options(args)
+        options["model"]["draft_path"] = "none"
+        config = apply(Config(), options, "bench")
+        files = args.files or default_files()
+        print(f"FIM layouts on {len(files)} files, {args.fim_holes} holes each", flush=True)
+        print(report(measure(config, files, args.fim_holes)))
+        return 0
     asyncio.run(run_bench(args))
     return 0

@@ -32,7 +32,8 @@ class PromptParts:
         return self.above + self.line_prefix
 
 
-def split_document(text: str, offset: int, *, prefix_tokens: int, suffix_tokens: int) -> PromptParts:
+def split_document(text: str, offset: int, *, prefix_tokens: int,
+                   suffix_tokens: int) -> PromptParts:
     """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets."""
     offset = max(0, min(offset, len(text)))
     line_start = text.rfind("\n", 0, offset) + 1

@@ -4,6 +4,10 @@ Layout (PSM, with the cursor line after the middle token, like llama.cpp's ``/in
 
     [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> typed-on-this-line
 
+or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as CodeLlama)::
+
+    [extra files] <SUF> rest-of-line + lines-below <PRE> lines-above <MID> typed-on-this-line
+
 While the user types on one line only the tokens after ``<MID>`` change, so each keystroke
 appends to a cached prompt. Every piece is tokenized on its own, so an edit in one piece never
 changes the tokens of another.
@@ -51,9 +55,23 @@ def _trim_front(tokens: list[int], limit: int) -> list[int]:
     return tokens[len(tokens) - limit :] if len(tokens) > limit else tokens
 
 
+LAYOUTS = ("psm", "spm")
+
+DEFAULT_LAYOUT = {"qwen2": "psm"}
+"""Measured per model family (``lsp-coder bench --fim``): Qwen2.5-Coder collapses in SPM order.
+A family not listed gets PSM, which every FIM model is trained on."""
+
+
+def resolve_layout(setting: str, architecture: str) -> str:
+    """``completion.fim_layout``: "auto" picks the measured default for the model family."""
+    if setting in LAYOUTS:
+        return setting
+    return DEFAULT_LAYOUT.get(architecture, "psm")
+
+
 def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
                  detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
-                 extra_tokens: int) -> Prompt:
+                 extra_tokens: int, layout: str = "psm") -> Prompt:
     """Tokens of the prompt for ``parts``, each piece held to its token budget."""
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra: list[int] = []
@@ -76,6 +94,8 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
-    tokens = (head + extra + [template.prefix] + above + [template.suffix] + suffix
-              + [template.middle] + typed)
-    return Prompt(tokens, heal)
+    if layout == "spm":
+        body = [template.suffix] + suffix + [template.prefix] + above
+    else:
+        body = [template.prefix] + above + [template.suffix] + suffix
+    return Prompt(head + extra + body + [template.middle] + typed, heal)

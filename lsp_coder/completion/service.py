@@ -24,7 +24,7 @@ from ..models import (
     ensure_embedded,
 )
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
-from .fim import FimTemplate, build_prompt
+from .fim import FimTemplate, build_prompt, resolve_layout
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .suggestions import SuggestionCache
 
@@ -79,10 +79,11 @@ class CompletionService:
             draft = None
         else:
             target = ensure_embedded(DEFAULT_TARGET, progress)
-            draft = None if mc.draft_path.lower() in DISABLED or not self.config.speculative.enabled \
-                else (check_model_file(mc.draft_path) if mc.draft_path
-                      else ensure_embedded(DEFAULT_DRAFT, progress))
-            return target, draft
+            if mc.draft_path.lower() in DISABLED or not self.config.speculative.enabled:
+                return target, None
+            if mc.draft_path:
+                return target, check_model_file(mc.draft_path)
+            return target, ensure_embedded(DEFAULT_DRAFT, progress)
         if mc.draft_path and mc.draft_path.lower() not in DISABLED:
             draft = check_model_file(mc.draft_path)
         return target, draft
@@ -153,7 +154,8 @@ class CompletionService:
         template = self._template(engine)
         prompt = build_prompt(template, parts, engine.tokenize, engine.detokenize,
                               prefix_tokens=cc.prefix_tokens, suffix_tokens=cc.suffix_tokens,
-                              extra_tokens=cc.extra_context_tokens)
+                              extra_tokens=cc.extra_context_tokens,
+                              layout=resolve_layout(cc.fim_layout, engine.architecture))
         max_lines = cc.max_lines if multiline else 1
         ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
                             multiline=multiline)

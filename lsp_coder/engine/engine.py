@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Config
+from .costs import BatchCosts
 from .generator import GenerateRequest, GenerateResult, Generator
 from .llama import Context, ContextParams, Model, ModelParams, build_has_amx
 from .prefix_cache.manager import PrefixCache
-from .speculative import DraftModel, Drafter, NGramLookup, PreviousSuggestion, vocab_mismatch
+from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ def extra_bufts_enabled(setting: str) -> bool:
     """Resolve ``model.use_extra_bufts``: "auto" enables them unless ggml was built with AMX."""
     if setting == "auto":
         return not build_has_amx()
-    return setting in ("true", "on", "yes", "1")
+    return setting == "true"
 
 
 class Engine:
@@ -51,11 +52,14 @@ class Engine:
         ctx_params = ContextParams(n_ctx=mc.n_ctx, n_batch=mc.n_batch, n_ubatch=mc.n_ubatch,
                                    n_seq_max=mc.n_seq_max, n_threads=mc.n_threads)
         self.ctx = Context(self.model, ctx_params)
+        # What verification batches cost here decides how much (if anything) to draft.
+        self.costs = BatchCosts.calibrate(self.ctx, 0, self.model.tokenize(" x")[-1])
         cc = config.cache
         self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
                                  budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse,
                                  shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         self.model.pieces()  # index the vocabulary now, not on the first keystroke
+        self.architecture = self.model.meta("general.architecture") or ""
         self.fim = self._fim_tokens(self.model)
         if self.fim is None:
             self.warnings.append(
@@ -66,7 +70,7 @@ class Engine:
         if draft_path is not None and config.speculative.draft_model:
             self.draft = self._load_draft(draft_path, params, ctx_params)
         self.generator = Generator(self.model, self.cache, self._drafters(),
-                                   max_draft=config.speculative.max_draft)
+                                   max_draft=config.speculative.max_draft, costs=self.costs)
         self._lock = threading.Lock()
 
     def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
@@ -153,6 +157,7 @@ class Engine:
             },
             "extra_bufts": self.model_params.use_extra_bufts,
             "can_shift": self.ctx.can_shift,
+            "batch_ms": self.costs.as_dict(),
             "draft": None if self.draft is None else str(self.draft.model.path),
             "draft_weights_bytes": 0 if self.draft is None else self.draft.model.size_bytes,
             "warnings": list(self.warnings),

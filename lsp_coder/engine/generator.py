@@ -8,10 +8,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .costs import BatchCosts, DrafterRecord
 from .llama import Context, DecodeAborted, Model
 from .prefix_cache.manager import PrefixCache
 from .sampling import pick, verify
-from .speculative import Drafter, DrafterRecord
+from .speculative import Drafter
 
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
@@ -54,6 +55,10 @@ class GenerateResult:
     stats: RequestStats
 
 
+_PROBE_CATCHUP = 32
+"""A probe of a drafter that does not pay is skipped if the drafter would first have to read
+this many tokens (a draft model meeting a new prompt): the probe would cost a prefill."""
+
 _NEAR_TIE = 0.05
 """Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
 
@@ -62,14 +67,17 @@ class Generator:
     """Runs one request at a time on the target context (call from the worker thread only)."""
 
     def __init__(self, model: Model, cache: PrefixCache, drafters: Sequence[Drafter] = (),
-                 max_draft: int = 8) -> None:
+                 max_draft: int = 8, costs: BatchCosts | None = None) -> None:
         self.model = model
         self.cache = cache
         self.ctx: Context = cache.ctx
         self.drafters = list(drafters)
-        self.records = {d.name: DrafterRecord(max_k=max_draft if d.name != "previous" else 16)
+        # The rest of a suggestion is drafted up to 16 at a time: it is usually right whole.
+        self.records = {d.name: DrafterRecord(max_k=16 if d.name == "previous" else max_draft,
+                                              prior_accepted=d.prior[0],
+                                              prior_rejected=d.prior[1])
                         for d in self.drafters}
-        self.token_ms = 40.0
+        self.costs = costs or BatchCosts({1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0})
 
     def generate(self, req: GenerateRequest) -> GenerateResult:
         """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
@@ -115,26 +123,26 @@ class Generator:
                            if req.speculative and not heal else None)
                 if drafted is None:
                     self.cache.extend(seq, [token], n_logits=1)
+                    self.costs.observe(1, (time.perf_counter() - step_start) * 1000)
                     if heal:
                         next_token, heal = self._healed(self.ctx.logits(0), heal,
                                                         req.temperature, rng)
                     else:
                         next_token = pick(self.ctx.logits(0), req.temperature, rng)
-                    elapsed = (time.perf_counter() - step_start) * 1000
-                    self.token_ms = 0.8 * self.token_ms + 0.2 * elapsed
                     stats.decode_steps += 1
                     continue
                 name, draft = drafted
+                verify_start = time.perf_counter()
                 n_rows = self.cache.extend(seq, [token] + draft.tokens,
                                            n_logits=len(draft.tokens) + 1)
+                self.costs.observe(n_rows, (time.perf_counter() - verify_start) * 1000)
                 rows = [self.ctx.logits(i) for i in range(n_rows)]
                 verdict = verify(rows, draft.tokens, req.temperature, rng,
                                  draft.probs if req.temperature > 0 else None)
                 stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
                 accepted = draft.tokens[: verdict.accepted]
                 self.cache.truncate(seq, len(req.prompt) + len(out) + len(accepted))
-                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
-                             (time.perf_counter() - step_start) * 1000 - draft.cost_ms, stats)
+                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms, stats)
                 stats.decode_steps += 1
                 next_token = verdict.token
                 eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
@@ -175,23 +183,21 @@ class Generator:
         return text[len(req.heal) :] if req.heal and text.startswith(req.heal) else text
 
     def _draft(self, history: list[int], n_out: int, req: GenerateRequest):
-        now = time.monotonic()
+        """The first drafter, cheapest first, whose draft is worth verifying now."""
+        limit = min(req.max_tokens - n_out, self.ctx.n_ubatch - 1)
         for drafter in self.drafters:
             record = self.records[drafter.name]
-            if not record.enabled(now):
+            k = record.choose_k(self.costs, limit)
+            if k <= 0 or (record.probing and drafter.catchup(history) > _PROBE_CATCHUP):
                 continue
-            k = min(record.k, req.max_tokens - n_out, self.ctx.n_ubatch - 1)
-            if k <= 0:
-                return None
             draft = drafter.propose(history, n_out, k)
             if draft.tokens:
                 return drafter.name, draft
         return None
 
     def _record(self, name: str, proposed: int, accepted: int, draft_ms: float,
-                verify_ms: float, stats: RequestStats) -> None:
-        self.records[name].record(proposed, accepted, draft_ms, verify_ms, self.token_ms,
-                                  time.monotonic())
+                stats: RequestStats) -> None:
+        self.records[name].record(proposed, accepted, draft_ms)
         stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
         stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
 

@@ -18,9 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
 import llama_cpp
+import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +291,8 @@ class Context:
         self._ptr = ptr
         llama_cpp.llama_set_abort_callback(ptr, self._abort_cb, ctypes.c_void_p(0))
         self.n_ctx: int = llama_cpp.llama_n_ctx(ptr)
-        self.n_ubatch = min(cp.n_ubatch, llama_cpp.llama_n_ubatch(ptr), llama_cpp.llama_n_batch(ptr))
+        self.n_ubatch = min(cp.n_ubatch, llama_cpp.llama_n_ubatch(ptr),
+                            llama_cpp.llama_n_batch(ptr))
         self.n_seq_max: int = llama_cpp.llama_n_seq_max(ptr)
         self._mem = llama_cpp.llama_get_memory(ptr)
         self.can_shift: bool = bool(llama_cpp.llama_memory_can_shift(self._mem))

@@ -1,15 +1,14 @@
 """Drafters: cheap guesses of the next tokens, verified by the target in one batch.
 
 Cheapest first: the remainder of the previous suggestion, n-gram lookup in the prompt, and a
-small draft model with the same vocabulary. Each keeps its own record of what it proposed, what
-was accepted and what it cost, adapts how many tokens it proposes, and is switched off for a while
-when it stops paying for itself.
+small draft model with the same vocabulary. How many tokens each may draft, if any, is decided
+in ``costs`` from its record and the measured cost of verification batches.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -28,62 +27,25 @@ class Draft:
 
 class Drafter(Protocol):
     name: str
+    prior: tuple[float, float]
+    """Acceptance prior (accepted, rejected) before anything was measured."""
 
     def begin(self, prompt: list[int], hint: list[int]) -> None: ...
+
+    def catchup(self, history: list[int]) -> int:
+        """Tokens the drafter must evaluate before it can draft after ``history``."""
+        ...
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft: ...
 
     def accepted(self, history: list[int]) -> None: ...
 
 
-@dataclass(slots=True)
-class DrafterRecord:
-    """Acceptance and cost bookkeeping that decides k and whether a drafter runs at all."""
-
-    max_k: int
-    proposed: int = 0
-    accepted: int = 0
-    cost_ms: float = 0.0
-    k: int = 4
-    acceptance: float = 0.7
-    benefit_ms: float = 0.0
-    off_until: float = 0.0
-    history: list[float] = field(default_factory=list)
-
-    def enabled(self, now: float) -> bool:
-        return now >= self.off_until
-
-    def record(self, proposed: int, accepted: int, draft_ms: float, verify_ms: float,
-               token_ms: float, now: float) -> None:
-        """Update counts, k and the pay-off estimate after one verification.
-
-        The benefit of a try is the decode time it saved (accepted tokens at ``token_ms`` each)
-        minus what it cost beyond a plain one-token step (drafting plus the bigger batch).
-        """
-        self.proposed += proposed
-        self.accepted += accepted
-        self.cost_ms += draft_ms
-        if proposed:
-            rate = accepted / proposed
-            self.acceptance = 0.7 * self.acceptance + 0.3 * rate
-        if accepted == proposed:
-            self.k = min(self.max_k, self.k + 2)
-        else:
-            self.k = max(1, min(self.max_k, accepted + 1))
-        saved = accepted * token_ms - draft_ms - max(0.0, verify_ms - token_ms)
-        self.history.append(saved)
-        del self.history[:-8]
-        self.benefit_ms = sum(self.history) / len(self.history)
-        if len(self.history) >= 4 and self.benefit_ms < 0:
-            self.off_until = now + 20.0
-            self.history.clear()
-            self.k = max(1, self.k // 2)
-
-
 class PreviousSuggestion:
     """Proposes the rest of the suggestion the user is typing through."""
 
     name = "previous"
+    prior = (9.0, 1.0)
 
     def __init__(self) -> None:
         self._hint: list[int] = []
@@ -92,6 +54,9 @@ class PreviousSuggestion:
     def begin(self, prompt: list[int], hint: list[int]) -> None:
         self._hint = list(hint)
         self._n_prompt = len(prompt)
+
+    def catchup(self, history: list[int]) -> int:
+        return 0
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
         out = history[self._n_prompt :]
@@ -107,6 +72,7 @@ class NGramLookup:
     """Prompt-lookup decoding: continue the latest earlier occurrence of the last n tokens."""
 
     name = "ngram"
+    prior = (1.0, 1.0)
 
     def __init__(self, n_max: int = 4, n_min: int = 2) -> None:
         self.n_max = n_max
@@ -117,6 +83,9 @@ class NGramLookup:
     def begin(self, prompt: list[int], hint: list[int]) -> None:
         self._index = {}
         self._indexed = 0
+
+    def catchup(self, history: list[int]) -> int:
+        return 0
 
     def _update(self, history: list[int]) -> None:
         # Index every n-gram that ends before the last token, mapping to its end position.
@@ -145,6 +114,7 @@ class DraftModel:
     """A small model with the target's vocabulary drafting greedily, with a confidence cutoff."""
 
     name = "draft_model"
+    prior = (3.0, 1.0)
 
     def __init__(self, model: Model, ctx: Context, cache: PrefixCache, p_min: float) -> None:
         self.model = model
@@ -155,6 +125,11 @@ class DraftModel:
 
     def begin(self, prompt: list[int], hint: list[int]) -> None:
         self._seq = None
+
+    def catchup(self, history: list[int]) -> int:
+        if self._seq is not None:
+            return len(history) - common_prefix(self.cache.tokens(self._seq), history)
+        return len(history) - self.cache.lookup(history)[1]
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
         start = time.perf_counter()
@@ -203,6 +178,7 @@ def vocab_mismatch(target: Model, draft: Model) -> str | None:
     if abs(target.n_vocab - draft.n_vocab) > 128:
         return f"vocab sizes differ by more than 128 ({target.n_vocab} vs {draft.n_vocab})"
     for token in range(5, min(target.n_vocab, draft.n_vocab)):
-        if target.token_text(token) != draft.token_text(token):
-            return f"token {token} differs ({target.token_text(token)!r} vs {draft.token_text(token)!r})"
+        ours, theirs = target.token_text(token), draft.token_text(token)
+        if ours != theirs:
+            return f"token {token} differs ({ours!r} vs {theirs!r})"
     return None

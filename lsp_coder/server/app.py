@@ -14,8 +14,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..config import Config, ConfigError, apply
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
+from ..config import Config, ConfigError, apply
 from .documents import word_start
 from .scheduler import Scheduler
 from .stats import Stats
@@ -36,7 +36,7 @@ class LspCoderServer(LanguageServer):
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler: Scheduler | None = None
-        self.load_task: asyncio.Task | None = None
+        self.load_task: asyncio.Task | None = None  # keeps the load from being collected
 
     def get_scheduler(self) -> Scheduler:
         if self.scheduler is None:
@@ -101,15 +101,33 @@ class LspCoderServer(LanguageServer):
         return True
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
-        """The completion request for a document position, or None if the document is unknown."""
+        """The completion request at a position of an open document, the document and the
+        position clamped to the text (the LSP asks positions past a line's end to count as its
+        end); (None, None, position) for a document that is not open.
+        """
+        if uri not in self.workspace.text_documents:
+            return None, None, position
         doc = self.workspace.get_text_document(uri)
-        if doc.source is None or uri not in self.workspace.text_documents:
-            return None, None
-        offset = doc.offset_at_position(position)
+        lines = doc.lines
+        if position.line >= len(lines):
+            # The end of the document: after its last newline, or at the end of its last line.
+            text = doc.source
+            if not lines or text.endswith(("\n", "\r")):
+                position = types.Position(line=len(lines), character=0)
+            else:
+                position = types.Position(line=len(lines) - 1,
+                                          character=doc.position_codec.client_num_units(lines[-1]))
+            offset = len(text)
+        else:
+            line = lines[position.line].rstrip("\r\n")
+            max_units = doc.position_codec.client_num_units(line)
+            if position.character > max_units:
+                position = types.Position(line=position.line, character=max_units)
+            offset = doc.offset_at_position(position)
         path = to_fs_path(uri) or uri
         return CompletionRequest(uri=uri, text=doc.source, offset=offset,
                                  path=Path(path).name, language_id=doc.language_id or "",
-                                 budget_ms=budget_ms), doc
+                                 budget_ms=budget_ms), doc, position
 
 
 def build_server(base_config: Config, startup_problem: str | None = None) -> LspCoderServer:
@@ -142,24 +160,24 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):
-        req, _doc = ls.request(params.text_document.uri, params.position,
-                               ls.config.completion.inline_budget_ms or None)
+        req, _doc, position = ls.request(params.text_document.uri, params.position,
+                                         ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
         suggestion = await ls.get_scheduler().complete(req, "inline")
-        return types.InlineCompletionList(items=_inline_items(suggestion, params.position))
+        return types.InlineCompletionList(items=_inline_items(suggestion, position))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
         trigger_characters=[".", "("], resolve_provider=False))
     async def completion(ls: LspCoderServer, params: types.CompletionParams):
-        req, doc = ls.request(params.text_document.uri, params.position,
-                              ls.config.completion.completion_budget_ms)
+        req, doc, position = ls.request(params.text_document.uri, params.position,
+                                        ls.config.completion.completion_budget_ms)
         if req is None:
             return None
         suggestion = await ls.get_scheduler().complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
         return types.CompletionList(is_incomplete=True,
-                                    items=_completion_items(suggestion, req, doc, params.position))
+                                    items=_completion_items(suggestion, req, doc, position))
 
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import asdict
 from typing import Any
 
 from ..engine.generator import RequestStats
@@ -79,7 +78,3 @@ class Stats:
             if extra:
                 totals.update(extra)
             return {"totals": totals, "recent": list(self._recent)}
-
-
-def stats_dict(stats: RequestStats) -> dict[str, Any]:
-    return asdict(stats)

@@ -104,3 +104,28 @@ async def test_did_change_configuration_validates_and_applies(file_env):
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_bad_positions_and_unknown_documents_get_answers_not_crashes(file_env):
+    client = await _start(file_env, {})
+    try:
+        assert (await wait_for_model(client))["model_loaded"]
+        assert await inline(client, "file:///never/opened.py",
+                            types.Position(line=0, character=0)) is None
+        uri = "file:///tmp/short.py"
+        open_doc(client, uri, "x = 1\ny = 2\n")
+        for pos in (types.Position(line=99, character=0), types.Position(line=0, character=99)):
+            result = await inline(client, uri, pos)
+            assert isinstance(result, types.InlineCompletionList)
+            items = await client.text_document_completion_async(types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri), position=pos))
+            assert isinstance(items, types.CompletionList)
+            for item in items.items:
+                assert item.text_edit.range.end in (types.Position(line=0, character=5),
+                                                    types.Position(line=2, character=0))
+        stats = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lspCoder.stats"))
+        assert stats["totals"]["requests"] >= 4
+    finally:
+        await client.shutdown_session()
+        await client.stop()

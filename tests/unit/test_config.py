@@ -41,6 +41,8 @@ def test_layers_merge_key_by_key_in_order(tmp_path):
     ({"model": {"n_ctxx": 2048}}, "n_ctxx"),
     ({"modle": {}}, "modle"),
     ({"model": "x"}, "model"),
+    ({"completion": {"fim_layout": "mps"}}, "fim_layout"),
+    ({"model": {"use_extra_bufts": "yes"}}, "use_extra_bufts"),
 ])
 def test_wrong_types_and_unknown_keys_name_the_key(layer, key):
     with pytest.raises(ConfigError) as info:

@@ -125,7 +125,8 @@ class PrefixCache:
         best, best_len = None, 0
         for seq in candidates:
             n = common_prefix(seq.tokens, tokens, hit * bs)
-            if n > best_len or (n == best_len and best is not None and seq.last_used > best.last_used):
+            newer = best is not None and seq.last_used > best.last_used
+            if n > best_len or (n == best_len and newer):
                 best, best_len = seq, n
         return (best.seq_id if best else None), best_len
 

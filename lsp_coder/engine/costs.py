@@ -1,0 +1,133 @@
+"""What speculation costs and earns on this machine, and how many tokens to draft.
+
+A verification batch of b tokens costs ``BatchCosts.ms(b)``, measured at load and kept up to
+date from real decodes. A drafter's tokens are accepted one after another with probability
+``a`` each (estimated from its record, geometric: accepted / (accepted + rejections)). For k
+drafted tokens a step then yields ``1 + a + a^2 + ... + a^k`` tokens for ``ms(k + 1)`` plus the
+drafting time. The k with the best tokens per millisecond is used, and none at all when plain
+decoding (one token per ``ms(1)``) is faster: on a 2-core CPU a batch of 8 costs about 6 single
+tokens, so only drafts accepted nearly whole pay; on a GPU almost any draft does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .llama import Context
+
+CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
+
+
+class BatchCosts:
+    """Milliseconds per decode of b tokens on one sequence (interpolated between sizes)."""
+
+    def __init__(self, measured: dict[int, float]) -> None:
+        self._ms = dict(sorted(measured.items()))
+
+    @classmethod
+    def calibrate(cls, ctx: Context, seq_id: int, token: int, repeats: int = 2) -> BatchCosts:
+        """Time decodes of each calibration size on an empty sequence (then emptied again)."""
+        measured: dict[int, float] = {}
+        ctx.decode([token] * 8, 0, seq_id)  # warm the kernels up
+        for size in CALIBRATION_SIZES:
+            best = float("inf")
+            for _ in range(repeats):
+                ctx.seq_rm(seq_id, 8, -1)
+                start = time.perf_counter()
+                ctx.decode([token] * size, 8, seq_id, n_logits=size)
+                best = min(best, (time.perf_counter() - start) * 1000)
+            measured[size] = best
+        ctx.seq_rm(seq_id, 0, -1)
+        return cls(measured)
+
+    def ms(self, size: int) -> float:
+        sizes = list(self._ms)
+        if size in self._ms:
+            return self._ms[size]
+        if size > sizes[-1]:
+            per_token = (self._ms[sizes[-1]] - self._ms[sizes[-2]]) / (sizes[-1] - sizes[-2])
+            return self._ms[sizes[-1]] + per_token * (size - sizes[-1])
+        lo = max(s for s in sizes if s < size)
+        hi = min(s for s in sizes if s > size)
+        return self._ms[lo] + (self._ms[hi] - self._ms[lo]) * (size - lo) / (hi - lo)
+
+    def observe(self, size: int, ms: float) -> None:
+        """Blend in a real decode's time (sizes seen at calibration only)."""
+        if size in self._ms:
+            self._ms[size] = 0.9 * self._ms[size] + 0.1 * ms
+
+    def as_dict(self) -> dict[int, float]:
+        return {k: round(v, 1) for k, v in self._ms.items()}
+
+
+@dataclass(slots=True)
+class DrafterRecord:
+    """What a drafter proposed and got accepted, and what its drafting cost.
+
+    ``prior_accepted``/``prior_rejected`` give the acceptance estimate a starting point (the
+    rest of the model's own suggestion is usually right; n-grams are a guess).
+    """
+
+    max_k: int
+    prior_accepted: float = 1.0
+    prior_rejected: float = 1.0
+    proposed: int = 0
+    accepted: int = 0
+    rejections: int = 0
+    draft_ms: float = 0.0
+    skipped: int = 0
+    probing: bool = False
+    """Whether the last ``choose_k`` only probes a drafter that does not pay."""
+    _recent_accepted: float = 0.0
+    _recent_rejections: float = 0.0
+
+    PROBE_EVERY = 32
+    MEMORY = 0.95
+    """Each verification weighs this much less than the next: the estimate follows the text."""
+
+    @property
+    def acceptance(self) -> float:
+        """Chance that the next draft token is accepted, given the previous one was."""
+        acc = self._recent_accepted + self.prior_accepted
+        return acc / (acc + self._recent_rejections + self.prior_rejected)
+
+    def draft_ms_per_token(self) -> float:
+        return self.draft_ms / self.proposed if self.proposed else 0.0
+
+    def choose_k(self, costs: BatchCosts, limit: int) -> int:
+        """The number of tokens to draft now; 0 when drafting would be slower than not.
+
+        A drafter that does not pay is still probed with 2 tokens every ``PROBE_EVERY``
+        steps, so its estimate can recover when the text becomes predictable.
+        """
+        limit = min(limit, self.max_k)
+        self.probing = False
+        if limit <= 0:
+            return 0
+        a = self.acceptance
+        per_draft = self.draft_ms_per_token()
+        plain = 1.0 / costs.ms(1)
+        best_k, best_rate = 0, plain
+        expected = 0.0
+        for k in range(1, limit + 1):
+            expected += a ** k
+            rate = (1.0 + expected) / (costs.ms(k + 1) + per_draft * k)
+            if rate > best_rate:
+                best_k, best_rate = k, rate
+        if best_k == 0:
+            self.skipped += 1
+            if self.skipped >= self.PROBE_EVERY:
+                self.skipped = 0
+                self.probing = True
+                return min(2, limit)
+        return best_k
+
+    def record(self, proposed: int, accepted: int, draft_ms: float) -> None:
+        rejected = accepted < proposed
+        self.proposed += proposed
+        self.accepted += accepted
+        self.rejections += rejected
+        self.draft_ms += draft_ms
+        self._recent_accepted = self._recent_accepted * self.MEMORY + accepted
+        self._recent_rejections = self._recent_rejections * self.MEMORY + rejected

@@ -1,0 +1,77 @@
+"""The commands people run: complete, doctor, try and bench, as subprocesses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import server_env
+
+
+def run(*args: str, config=None, timeout: float = 600) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "lsp_coder"] + (["--config", str(config)] if config else [])
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=timeout,
+                          env=server_env())
+
+
+def config_for(tmp_path, model, **completion):
+    lines = [f'[model]\npath = "{model}"\ndraft_path = "none"\nn_ctx = 2048\n', "[completion]"]
+    lines += [f"{k} = {v}" for k, v in completion.items()]
+    path = tmp_path / "config.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.real_model
+def test_complete_prints_the_completion_at_a_point(tmp_path, real_small_model):
+    source = tmp_path / "add.py"
+    source.write_text("def add(a, b):\n    \n\nprint(add(1, 2))\n")
+    result = run("complete", f"{source}:2:5", config=config_for(tmp_path, real_small_model))
+    assert result.returncode == 0, result.stderr
+    assert "return a + b" in result.stdout
+
+
+def test_complete_rejects_a_bad_location(tmp_path, tiny_qwen):
+    result = run("complete", "no-colons-here", config=config_for(tmp_path, tiny_qwen))
+    assert result.returncode == 2 and "FILE:LINE:COL" in result.stderr
+
+
+def test_a_bad_config_file_names_the_key(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[completion]\nmax_tokens = 'many'\n")
+    result = run("doctor", config=path)
+    assert result.returncode == 2 and "max_tokens" in result.stderr
+
+
+def test_doctor_reports_model_template_memory_and_safety(tmp_path, tiny_codellama):
+    result = run("doctor", config=config_for(tmp_path, tiny_codellama))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "▁<PRE>" in out and "▁<SUF>" in out and "▁<MID>" in out
+    assert "memory" in out and "KV" in out and "compute" in out
+    assert "AMX kernels" in out and "status      ok" in out
+
+
+@pytest.mark.real_model
+def test_try_types_into_the_real_server_and_shows_suggestions(tmp_path, real_small_model):
+    result = run("try", "--lines", "1", config=config_for(tmp_path, real_small_model))
+    assert result.returncode == 0, result.stderr
+    assert "suggestions shown" in result.stdout
+    assert " ms  after " in result.stdout  # at least one suggestion with its latency
+
+
+def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
+    source = tmp_path / "code.py"
+    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    result = run("bench", str(source), "--model", str(tiny_qwen), "--draft", "none",
+                 "--lines", "1", "--naive-keys", "2", "--key-ms", "0", "--max-tokens", "4",
+                 "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    for label in ("cold latency", "warm p50", "prompt tokens reused", "tokens evaluated / key",
+                  "server RSS", "decode tokens / s"):
+        assert label in result.stdout
+    assert "naive" in result.stdout and "nospec" in result.stdout
+    assert (tmp_path / "out" / "latency.png").stat().st_size > 1000
+    assert (tmp_path / "out" / "bench.json").is_file()

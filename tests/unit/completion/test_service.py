@@ -1,0 +1,87 @@
+"""The completion service on tiny real models: FIM templates from the GGUF, prefix-only mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_coder.completion.context import split_document
+from lsp_coder.completion.fim import build_prompt
+from lsp_coder.completion.service import CompletionRequest, CompletionService
+from lsp_coder.config import Config, apply
+from tests.fixtures.tiny_gguf import QWEN_FIM_IDS, codellama_fim_ids
+
+DOC = "def add(a, b):\n    ret\n\nprint(add(1, 2))\n"
+CURSOR = DOC.index("ret") + 3
+
+
+def service_for(path, **completion) -> CompletionService:
+    config = apply(Config(), {"model": {"path": str(path), "n_ctx": 1024, "n_seq_max": 2},
+                              "completion": {"max_tokens": 6, **completion}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    return service
+
+
+def prompt_for(service: CompletionService):
+    engine = service.engine
+    parts = split_document(DOC, CURSOR, prefix_tokens=512, suffix_tokens=512)
+    return build_prompt(service._template(engine), parts, engine.tokenize, engine.detokenize,
+                        prefix_tokens=512, suffix_tokens=512, extra_tokens=0)
+
+
+@pytest.mark.parametrize("fixture, ids", [("tiny_qwen", QWEN_FIM_IDS),
+                                          ("tiny_codellama", codellama_fim_ids())])
+def test_fim_template_comes_from_the_models_own_tokens(request, fixture, ids):
+    service = service_for(request.getfixturevalue(fixture))
+    try:
+        engine = service.engine
+        assert (engine.fim.prefix, engine.fim.suffix, engine.fim.middle) == (
+            ids["pre"], ids["suf"], ids["mid"])
+        prompt = prompt_for(service)
+        tokens = prompt.tokens
+        pre, suf, mid = (tokens.index(ids[k]) for k in ("pre", "suf", "mid"))
+        assert pre < suf < mid
+        assert engine.detokenize(tokens[pre + 1 : suf]) .endswith("def add(a, b):\n")
+        assert "print(add(1, 2))" in engine.detokenize(tokens[suf + 1 : mid])
+        # The typed word's last token is held back for healing.
+        assert "    ret".endswith(prompt.heal) and prompt.heal.strip() == "ret"
+        suggestion = service.complete(CompletionRequest(uri="file:///t.py", text=DOC,
+                                                        offset=CURSOR))
+        assert suggestion.stats is not None and suggestion.stats.prompt_tokens == len(tokens)
+    finally:
+        service.close()
+
+
+def test_a_model_without_fim_tokens_warns_and_completes_from_the_prefix(tiny_qwen_nofim):
+    service = service_for(tiny_qwen_nofim)
+    try:
+        assert service.engine.fim is None
+        assert any("fill-in-the-middle" in w for w in service.engine.warnings)
+        tokens = prompt_for(service).tokens
+        assert not set(QWEN_FIM_IDS.values()) & set(tokens)
+        assert "print(add" not in service.engine.detokenize(tokens)  # no suffix in the prompt
+        suggestion = service.complete(CompletionRequest(uri="file:///t.py", text=DOC,
+                                                        offset=CURSOR))
+        assert suggestion.stop_reason in ("eog", "max_tokens", "stop")
+    finally:
+        service.close()
+
+
+def test_incompatible_draft_model_is_refused_with_a_warning(tiny_qwen, tiny_qwen_padded):
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "draft_path": str(tiny_qwen_padded),
+                                        "n_ctx": 1024, "n_seq_max": 2}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        assert service.engine.draft is None
+        assert any("draft model" in w and "128" in w for w in service.engine.warnings)
+    finally:
+        service.close()
+
+
+def test_bad_model_paths_are_reported_not_raised(tmp_path):
+    missing = tmp_path / "nope.gguf"
+    service = CompletionService(apply(Config(), {"model": {"path": str(missing)}}, "test"))
+    error = service.load()
+    assert error and str(missing) in error
+    assert service.complete(CompletionRequest(uri="file:///t.py", text=DOC, offset=3)).text == ""

@@ -1,0 +1,57 @@
+"""How many tokens to draft, from measured batch costs and a drafter's record."""
+
+from __future__ import annotations
+
+from lsp_coder.engine.costs import BatchCosts, DrafterRecord
+
+CPU = BatchCosts({1: 36.0, 2: 60.0, 4: 104.0, 8: 235.0, 16: 285.0})
+GPU = BatchCosts({1: 10.0, 2: 10.5, 4: 11.0, 8: 12.0, 16: 14.0})
+
+
+def test_costs_interpolate_and_extrapolate():
+    assert CPU.ms(3) == 82.0
+    assert CPU.ms(12) == 260.0
+    assert CPU.ms(20) > CPU.ms(16)
+
+
+def test_a_drafter_that_is_nearly_always_right_drafts_long_on_a_cpu():
+    record = DrafterRecord(max_k=16, prior_accepted=9, prior_rejected=1)
+    for _ in range(20):
+        record.record(12, 12, 0.0)
+    assert record.choose_k(CPU, 16) >= 12
+
+
+def test_a_guessing_drafter_is_not_used_on_a_cpu_but_is_on_a_gpu():
+    cpu, gpu = (DrafterRecord(max_k=8) for _ in range(2))
+    for record in (cpu, gpu):
+        for _ in range(20):
+            record.record(4, 1, 0.0)
+    assert cpu.choose_k(CPU, 8) == 0
+    assert gpu.choose_k(GPU, 8) >= 1
+
+
+def test_draft_time_counts_against_a_draft_model():
+    cheap, slow = DrafterRecord(max_k=8), DrafterRecord(max_k=8)
+    for _ in range(20):
+        cheap.record(4, 3, 0.0)
+        slow.record(4, 3, 4 * 40.0)  # drafting costs more than the target's own decode
+    assert slow.choose_k(GPU, 8) == 0
+    assert cheap.choose_k(GPU, 8) > 0
+
+
+def test_an_unpaying_drafter_is_probed_now_and_then():
+    record = DrafterRecord(max_k=8)
+    for _ in range(20):
+        record.record(4, 0, 0.0)
+    ks = [record.choose_k(CPU, 8) for _ in range(DrafterRecord.PROBE_EVERY)]
+    assert ks.count(2) == 1 and ks.count(0) == DrafterRecord.PROBE_EVERY - 1
+
+
+def test_the_estimate_follows_recent_behaviour():
+    record = DrafterRecord(max_k=8)
+    for _ in range(50):
+        record.record(4, 0, 0.0)
+    low = record.acceptance
+    for _ in range(50):
+        record.record(4, 4, 0.0)
+    assert low < 0.1 and record.acceptance > 0.9

@@ -1,0 +1,73 @@
+"""Assembling an embedded model from numbered part packages."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import pytest
+
+from lsp_coder.models import EmbeddedModel, ModelUnavailable, check_model_file, ensure_embedded
+
+
+@pytest.fixture
+def parts_on_path(tmp_path, monkeypatch):
+    """Three real (tiny) part packages on sys.path, like the PyPI ones."""
+    blobs = [b"GGUF" + bytes(range(256)) * 40, bytes(range(255, -1, -1)) * 40, b"tail" * 100]
+    for i, blob in enumerate(blobs, 1):
+        pkg = tmp_path / "site" / f"lspcodertestpart{i}"
+        (pkg / "data").mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "data" / f"part{i:02d}.bin").write_bytes(blob)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("LSP_CODER_CACHE", str(tmp_path / "cache"))
+    for i in range(1, 4):
+        sys.modules.pop(f"lspcodertestpart{i}", None)
+    whole = b"".join(blobs)
+    return EmbeddedModel("test model", "test.gguf", "lspcodertestpart", 3, len(whole),
+                         hashlib.sha256(whole).hexdigest()), whole
+
+
+def test_parts_are_joined_in_order_verified_and_reused(parts_on_path, tmp_path):
+    model, whole = parts_on_path
+    seen = []
+    path = ensure_embedded(model, lambda done, total: seen.append((done, total)))
+    assert path.read_bytes() == whole
+    assert path.parent == tmp_path / "cache" / "models"
+    assert seen[-1] == (len(whole), len(whole))
+    assert not list(path.parent.glob(".assemble-*"))  # no temp file left behind
+    seen.clear()
+    assert ensure_embedded(model, lambda d, t: seen.append(d)) == path
+    assert seen == []  # verified once: the marker skips the hash next time
+
+
+def test_a_wrong_digest_is_refused_and_nothing_is_left(parts_on_path, tmp_path):
+    model, whole = parts_on_path
+    bad = EmbeddedModel(model.name, model.filename, model.package, 3, model.size, "0" * 64)
+    with pytest.raises(ModelUnavailable, match="sha256"):
+        ensure_embedded(bad)
+    assert not (tmp_path / "cache" / "models" / "test.gguf").exists()
+    assert not list((tmp_path / "cache" / "models").glob(".assemble-*"))
+
+
+def test_a_missing_part_package_names_the_package_and_the_fix(parts_on_path):
+    model, _ = parts_on_path
+    more = EmbeddedModel(model.name, "more.gguf", model.package, 4, model.size, model.sha256)
+    with pytest.raises(ModelUnavailable, match=r"lspcodertestpart4.*lsp-coder\[model\]"):
+        ensure_embedded(more)
+
+
+def test_a_corrupted_cached_file_is_rebuilt(parts_on_path):
+    model, whole = parts_on_path
+    path = ensure_embedded(model)
+    path.write_bytes(b"x" * len(whole))  # same size, new mtime: the marker no longer matches
+    assert ensure_embedded(model).read_bytes() == whole
+
+
+def test_check_model_file(tmp_path):
+    with pytest.raises(ModelUnavailable, match="not found"):
+        check_model_file(tmp_path / "nope.gguf")
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ModelUnavailable, match="not a GGUF"):
+        check_model_file(junk)
