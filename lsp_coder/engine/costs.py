@@ -22,14 +22,18 @@ CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 class BatchCosts:
     """Milliseconds per decode of b tokens on one sequence (interpolated between sizes)."""
 
-    def __init__(self, measured: dict[int, float]) -> None:
+    def __init__(self, measured: dict[int, float], prefill_token_ms: float = 0.0) -> None:
         self._ms = dict(sorted(measured.items()))
+        self.prefill_token_ms = prefill_token_ms or self._ms[max(self._ms)] / max(self._ms)
 
     @classmethod
     def calibrate(cls, ctx: Context, seq_id: int, token: int, repeats: int = 2) -> BatchCosts:
         """Time decodes of each calibration size on an empty sequence (then emptied again)."""
         measured: dict[int, float] = {}
-        ctx.decode([token] * 8, 0, seq_id)  # warm the kernels up
+        start = time.perf_counter()
+        ctx.decode([token] * 64, 0, seq_id)  # also warms the kernels up
+        prefill_token_ms = (time.perf_counter() - start) * 1000 / 64
+        ctx.seq_rm(seq_id, 8, -1)
         for size in CALIBRATION_SIZES:
             best = float("inf")
             for _ in range(repeats):
@@ -39,7 +43,7 @@ class BatchCosts:
                 best = min(best, (time.perf_counter() - start) * 1000)
             measured[size] = best
         ctx.seq_rm(seq_id, 0, -1)
-        return cls(measured)
+        return cls(measured, prefill_token_ms)
 
     def ms(self, size: int) -> float:
         sizes = list(self._ms)
@@ -72,6 +76,8 @@ class DrafterRecord:
     max_k: int
     prior_accepted: float = 1.0
     prior_rejected: float = 1.0
+    prior_draft_ms: float = 0.0
+    """Drafting time per token before any was measured (a draft model's own decode time)."""
     proposed: int = 0
     accepted: int = 0
     rejections: int = 0
@@ -79,8 +85,12 @@ class DrafterRecord:
     skipped: int = 0
     probing: bool = False
     """Whether the last ``choose_k`` only probes a drafter that does not pay."""
+    gain_ms_per_token: float = 0.0
+    """Decode time the last ``choose_k`` expects to save per generated token."""
     _recent_accepted: float = 0.0
     _recent_rejections: float = 0.0
+    _recent_ms: float = 0.0
+    _recent_tokens: float = 0.0
 
     PROBE_EVERY = 32
     MEMORY = 0.95
@@ -93,7 +103,13 @@ class DrafterRecord:
         return acc / (acc + self._recent_rejections + self.prior_rejected)
 
     def draft_ms_per_token(self) -> float:
-        return self.draft_ms / self.proposed if self.proposed else 0.0
+        return self.draft_ms / self.proposed if self.proposed else self.prior_draft_ms
+
+    def realized_rate(self) -> float | None:
+        """Tokens per ms of the recent drafted steps, drafting included (None: too few)."""
+        if self._recent_tokens < 16:
+            return None
+        return self._recent_tokens / self._recent_ms
 
     def choose_k(self, costs: BatchCosts, limit: int) -> int:
         """The number of tokens to draft now; 0 when drafting would be slower than not.
@@ -103,6 +119,7 @@ class DrafterRecord:
         """
         limit = min(limit, self.max_k)
         self.probing = False
+        self.gain_ms_per_token = 0.0
         if limit <= 0:
             return 0
         a = self.acceptance
@@ -115,6 +132,11 @@ class DrafterRecord:
             rate = (1.0 + expected) / (costs.ms(k + 1) + per_draft * k)
             if rate > best_rate:
                 best_k, best_rate = k, rate
+        realized = self.realized_rate()
+        if realized is not None and realized < plain:
+            best_k = 0  # the model says it pays, the clock says it does not
+        if best_k:
+            self.gain_ms_per_token = costs.ms(1) - 1.0 / best_rate
         if best_k == 0:
             self.skipped += 1
             if self.skipped >= self.PROBE_EVERY:
@@ -123,11 +145,16 @@ class DrafterRecord:
                 return min(2, limit)
         return best_k
 
-    def record(self, proposed: int, accepted: int, draft_ms: float) -> None:
+    def record(self, proposed: int, accepted: int, draft_ms: float, step_ms: float) -> None:
+        """One verification: ``step_ms`` is its whole time, drafting included; it emitted
+        ``accepted + 1`` tokens."""
         rejected = accepted < proposed
         self.proposed += proposed
         self.accepted += accepted
         self.rejections += rejected
         self.draft_ms += draft_ms
-        self._recent_accepted = self._recent_accepted * self.MEMORY + accepted
-        self._recent_rejections = self._recent_rejections * self.MEMORY + rejected
+        m = self.MEMORY
+        self._recent_accepted = self._recent_accepted * m + accepted
+        self._recent_rejections = self._recent_rejections * m + rejected
+        self._recent_ms = self._recent_ms * m + step_ms
+        self._recent_tokens = self._recent_tokens * m + accepted + 1

@@ -81,11 +81,13 @@ class Engine:
             model.close()
             return None
         ctx = Context(model, ctx_params)
+        costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1])
         cc = self.config.cache
         cache = PrefixCache(ctx, block_size=cc.block_size, budget_tokens=cc.kv_budget_tokens,
                             reuse=cc.reuse,
                             shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
-        return DraftModel(model, ctx, cache, self.config.speculative.p_min)
+        return DraftModel(model, ctx, cache, self.config.speculative.p_min,
+                          token_ms=costs.ms(1), prefill_token_ms=costs.prefill_token_ms)
 
     def _drafters(self) -> list[Drafter]:
         sc = self.config.speculative
@@ -160,6 +162,8 @@ class Engine:
             "batch_ms": self.costs.as_dict(),
             "draft": None if self.draft is None else str(self.draft.model.path),
             "draft_weights_bytes": 0 if self.draft is None else self.draft.model.size_bytes,
+            "draft_kv_bytes": 0 if self.draft is None else (
+                self.draft.model.kv_bytes_per_token() * self.draft.ctx.n_ctx),
             "warnings": list(self.warnings),
         }
         return out

@@ -55,9 +55,8 @@ class GenerateResult:
     stats: RequestStats
 
 
-_PROBE_CATCHUP = 32
-"""A probe of a drafter that does not pay is skipped if the drafter would first have to read
-this many tokens (a draft model meeting a new prompt): the probe would cost a prefill."""
+_FREE_CATCHUP = 32
+"""Context a drafter may read before drafting without weighing its cost (a few keystrokes)."""
 
 _NEAR_TIE = 0.05
 """Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
@@ -75,7 +74,8 @@ class Generator:
         # The rest of a suggestion is drafted up to 16 at a time: it is usually right whole.
         self.records = {d.name: DrafterRecord(max_k=16 if d.name == "previous" else max_draft,
                                               prior_accepted=d.prior[0],
-                                              prior_rejected=d.prior[1])
+                                              prior_rejected=d.prior[1],
+                                              prior_draft_ms=d.token_ms)
                         for d in self.drafters}
         self.costs = costs or BatchCosts({1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0})
 
@@ -142,7 +142,8 @@ class Generator:
                 stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
                 accepted = draft.tokens[: verdict.accepted]
                 self.cache.truncate(seq, len(req.prompt) + len(out) + len(accepted))
-                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms, stats)
+                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
+                             (time.perf_counter() - step_start) * 1000, stats)
                 stats.decode_steps += 1
                 next_token = verdict.token
                 eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
@@ -188,16 +189,23 @@ class Generator:
         for drafter in self.drafters:
             record = self.records[drafter.name]
             k = record.choose_k(self.costs, limit)
-            if k <= 0 or (record.probing and drafter.catchup(history) > _PROBE_CATCHUP):
+            if k <= 0:
                 continue
+            catchup = drafter.catchup(history)
+            if catchup > _FREE_CATCHUP:
+                # Reading the context costs now; drafting pays back over the rest of the
+                # request. A probe expects no gain, so it never pays for a catch-up.
+                payback = record.gain_ms_per_token * (req.max_tokens - n_out)
+                if catchup * drafter.prefill_token_ms > payback:
+                    continue
             draft = drafter.propose(history, n_out, k)
             if draft.tokens:
                 return drafter.name, draft
         return None
 
     def _record(self, name: str, proposed: int, accepted: int, draft_ms: float,
-                stats: RequestStats) -> None:
-        self.records[name].record(proposed, accepted, draft_ms)
+                step_ms: float, stats: RequestStats) -> None:
+        self.records[name].record(proposed, accepted, draft_ms, step_ms)
         stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
         stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
 

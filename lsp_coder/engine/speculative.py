@@ -29,6 +29,10 @@ class Drafter(Protocol):
     name: str
     prior: tuple[float, float]
     """Acceptance prior (accepted, rejected) before anything was measured."""
+    token_ms: float
+    """Time to draft one token (0 for the free drafters)."""
+    prefill_token_ms: float
+    """Time to read one token of context before drafting (0 for the free drafters)."""
 
     def begin(self, prompt: list[int], hint: list[int]) -> None: ...
 
@@ -46,6 +50,7 @@ class PreviousSuggestion:
 
     name = "previous"
     prior = (9.0, 1.0)
+    token_ms = prefill_token_ms = 0.0
 
     def __init__(self) -> None:
         self._hint: list[int] = []
@@ -73,6 +78,7 @@ class NGramLookup:
 
     name = "ngram"
     prior = (1.0, 1.0)
+    token_ms = prefill_token_ms = 0.0
 
     def __init__(self, n_max: int = 4, n_min: int = 2) -> None:
         self.n_max = n_max
@@ -116,11 +122,14 @@ class DraftModel:
     name = "draft_model"
     prior = (3.0, 1.0)
 
-    def __init__(self, model: Model, ctx: Context, cache: PrefixCache, p_min: float) -> None:
+    def __init__(self, model: Model, ctx: Context, cache: PrefixCache, p_min: float,
+                 token_ms: float = 0.0, prefill_token_ms: float = 0.0) -> None:
         self.model = model
         self.ctx = ctx
         self.cache = cache
         self.p_min = p_min
+        self.token_ms = token_ms
+        self.prefill_token_ms = prefill_token_ms
         self._seq: int | None = None
 
     def begin(self, prompt: list[int], hint: list[int]) -> None:
@@ -132,7 +141,7 @@ class DraftModel:
         return len(history) - self.cache.lookup(history)[1]
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
-        start = time.perf_counter()
+        """Greedy draft tokens; ``cost_ms`` counts the drafting, not the catch-up read."""
         if self._seq is None:
             prepared = self.cache.prepare(history)
             self._seq = prepared.seq_id
@@ -142,6 +151,7 @@ class DraftModel:
             held = min(held, len(history) - 1)
             self.cache.truncate(self._seq, held)
         self.cache.extend(self._seq, history[held:], n_logits=1)
+        start = time.perf_counter()
         tokens: list[int] = []
         probs: list[np.ndarray] = []
         while len(tokens) < k:

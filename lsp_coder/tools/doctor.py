@@ -74,7 +74,7 @@ def doctor(config: Config) -> int:
         print("FIM         none: prefix-only completion")
     print(f"draft       {d['draft'] or 'none'}")
     weights = d["weights_bytes"] + d["draft_weights_bytes"]
-    kv = d["kv_bytes"] * (2 if d["draft"] else 1)
+    kv = d["kv_bytes"] + d["draft_kv_bytes"]
     compute = collector.mib * 2**20
     print(f"memory      weights {_mib(weights)} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
           f" ({d['kv_bytes_per_token']} B/token) + compute {_mib(compute)}"

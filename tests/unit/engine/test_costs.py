@@ -17,15 +17,15 @@ def test_costs_interpolate_and_extrapolate():
 def test_a_drafter_that_is_nearly_always_right_drafts_long_on_a_cpu():
     record = DrafterRecord(max_k=16, prior_accepted=9, prior_rejected=1)
     for _ in range(20):
-        record.record(12, 12, 0.0)
+        record.record(12, 12, 0.0, 250.0)
     assert record.choose_k(CPU, 16) >= 12
 
 
 def test_a_guessing_drafter_is_not_used_on_a_cpu_but_is_on_a_gpu():
     cpu, gpu = (DrafterRecord(max_k=8) for _ in range(2))
-    for record in (cpu, gpu):
+    for record, step_ms in ((cpu, CPU.ms(5)), (gpu, GPU.ms(5))):
         for _ in range(20):
-            record.record(4, 1, 0.0)
+            record.record(4, 1, 0.0, step_ms)
     assert cpu.choose_k(CPU, 8) == 0
     assert gpu.choose_k(GPU, 8) >= 1
 
@@ -33,8 +33,8 @@ def test_a_guessing_drafter_is_not_used_on_a_cpu_but_is_on_a_gpu():
 def test_draft_time_counts_against_a_draft_model():
     cheap, slow = DrafterRecord(max_k=8), DrafterRecord(max_k=8)
     for _ in range(20):
-        cheap.record(4, 3, 0.0)
-        slow.record(4, 3, 4 * 40.0)  # drafting costs more than the target's own decode
+        cheap.record(4, 3, 0.0, GPU.ms(5))
+        slow.record(4, 3, 4 * 40.0, 172.0)  # drafting costs more than the target's decode
     assert slow.choose_k(GPU, 8) == 0
     assert cheap.choose_k(GPU, 8) > 0
 
@@ -42,7 +42,7 @@ def test_draft_time_counts_against_a_draft_model():
 def test_an_unpaying_drafter_is_probed_now_and_then():
     record = DrafterRecord(max_k=8)
     for _ in range(20):
-        record.record(4, 0, 0.0)
+        record.record(4, 0, 0.0, 100.0)
     ks = [record.choose_k(CPU, 8) for _ in range(DrafterRecord.PROBE_EVERY)]
     assert ks.count(2) == 1 and ks.count(0) == DrafterRecord.PROBE_EVERY - 1
 
@@ -50,8 +50,16 @@ def test_an_unpaying_drafter_is_probed_now_and_then():
 def test_the_estimate_follows_recent_behaviour():
     record = DrafterRecord(max_k=8)
     for _ in range(50):
-        record.record(4, 0, 0.0)
+        record.record(4, 0, 0.0, 100.0)
     low = record.acceptance
     for _ in range(50):
-        record.record(4, 4, 0.0)
+        record.record(4, 4, 0.0, 100.0)
     assert low < 0.1 and record.acceptance > 0.9
+
+
+def test_a_drafter_the_clock_says_does_not_pay_is_stopped():
+    record = DrafterRecord(max_k=8)
+    for _ in range(20):
+        record.record(4, 4, 0.0, 400.0)  # all accepted, but each step took 400 ms
+    assert record.acceptance > 0.9
+    assert record.choose_k(CPU, 8) == 0
