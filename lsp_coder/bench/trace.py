@@ -29,13 +29,13 @@ def default_files() -> list[Path]:
     return [stdlib / name for name in DEFAULT_FILES if (stdlib / name).is_file()]
 
 
-def make_trace(path: Path, lines: int, at: float = 0.6) -> Trace:
-    """Cut ``lines`` non-blank lines starting inside a function body at fraction ``at``.
+def cut_lines(source: str, lines: int, at: float = 0.6) -> tuple[str, str, int]:
+    """Cut ``lines`` non-blank lines out of ``source``: (text with the hole, cut, offset).
 
     The cut begins at the first indented code line from ``at`` of the way down, so the typing
-    happens where a completion engine has context above and below.
+    happens where a completion engine has context above and below; the newline after the
+    last cut line stays.
     """
-    source = path.read_text(encoding="utf-8")
     all_lines = source.splitlines(keepends=True)
     first = int(len(all_lines) * at)
     while first < len(all_lines) - 1 and not (
@@ -48,4 +48,10 @@ def make_trace(path: Path, lines: int, at: float = 0.6) -> Trace:
         last += 1
     cut = "".join(all_lines[first:last]).rstrip("\n")
     offset = sum(len(s) for s in all_lines[:first])
-    return Trace(path, source[:offset] + source[offset + len(cut) :], offset, cut)
+    return source[:offset] + source[offset + len(cut) :], cut, offset
+
+
+def make_trace(path: Path, lines: int, at: float = 0.6) -> Trace:
+    """A trace that types ``lines`` lines of ``path`` back in (see ``cut_lines``)."""
+    text, cut, offset = cut_lines(path.read_text(encoding="utf-8"), lines, at)
+    return Trace(path, text, offset, cut)

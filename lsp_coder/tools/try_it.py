@@ -12,29 +12,11 @@ import sys
 import time
 from pathlib import Path
 
+from ..bench.trace import cut_lines
 from .sample import SAMPLE_PY
 from .session import Session
 
 KEYSTROKE_S = 0.12
-
-
-def _hole(source: str, lines: int) -> tuple[str, str, int]:
-    """Cut ``lines`` lines of code out of ``source``: (text with hole, cut text, offset).
-
-    The cut starts at the first non-blank line from two thirds down, holds ``lines`` lines that
-    are not blank, and leaves the newline after them in place.
-    """
-    all_lines = source.splitlines(keepends=True)
-    first = min(len(all_lines) - 1, len(all_lines) * 2 // 3)
-    while first < len(all_lines) - 1 and not all_lines[first].strip():
-        first += 1
-    last, code_lines = first, 0
-    while last < len(all_lines) and code_lines < lines:
-        code_lines += bool(all_lines[last].strip())
-        last += 1
-    cut = "".join(all_lines[first:last]).rstrip("\n")
-    offset = sum(len(s) for s in all_lines[:first])
-    return source[:offset] + source[offset + len(cut) :], cut, offset
 
 
 async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
@@ -45,7 +27,7 @@ async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
         print("the model did not load; see the server's message above", file=sys.stderr)
         await session.close()
         return 1
-    text, typed, offset = _hole(source, lines)
+    text, typed, offset = cut_lines(source, lines, at=2 / 3)
     session.open(uri, text)
     print(f"typing {len(typed)} characters into {uri} (a request per keystroke)\n", flush=True)
     tasks: list[asyncio.Task] = []

@@ -3,38 +3,20 @@
 from __future__ import annotations
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-from tests.conftest import server_env
 from tests.lsp.helpers import (
-    SERVER,
     complete,
     end_position,
     inline,
     insert,
     open_doc,
     utf16_len,
-    wait_for_model,
 )
 
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
 
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=server_env()),
-                    scope="module", loop_scope="module")
-async def client(lsp_client: LanguageClient, real_small_model):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        initialization_options={
-            "model": {"path": str(real_small_model), "draft_path": "none", "n_ctx": 2048},
-            "completion": {"debounce_ms": 0, "max_tokens": 32},
-        }))
-    totals = await wait_for_model(lsp_client)
-    assert totals["model_loaded"], totals
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def test_inline_completion_is_sensible(client: LanguageClient):

@@ -5,29 +5,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
-from tests.conftest import server_env
-from tests.lsp.helpers import SERVER, end_position, inline, insert, open_doc, wait_for_model
+from tests.lsp.helpers import end_position, inline, insert, open_doc
 
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
 
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=server_env()),
-                    scope="module", loop_scope="module")
-async def client(lsp_client: LanguageClient, real_small_model):
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        initialization_options={
-            "model": {"path": str(real_small_model), "draft_path": "none", "n_ctx": 2048},
-            "completion": {"debounce_ms": 0, "max_tokens": 48, "inline_budget_ms": 0},
-        }))
-    assert (await wait_for_model(lsp_client))["model_loaded"]
-    yield
-    await lsp_client.shutdown_session()
 
 
 async def recent(client: LanguageClient) -> list[dict]:
