@@ -31,7 +31,6 @@ class _DocTiming:
 @dataclass(slots=True)
 class _Pending:
     uri: str
-    generation: int
     answer: asyncio.Future
     background: bool = False
     token: threading.Event = field(default_factory=threading.Event)
@@ -46,7 +45,6 @@ class Scheduler:
         self.stats = stats
         self._debounce_ceiling = debounce_ms
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lsp-coder-engine")
-        self._generation = 0
         self._pending: dict[str, _Pending] = {}
         self._running: _Pending | None = None
         self._timing: dict[str, _DocTiming] = {}
@@ -105,9 +103,8 @@ class Scheduler:
             self._confirm_in_background(req, cached.text)
             return cached
         self._supersede(req.uri)
-        self._generation += 1
         loop = asyncio.get_running_loop()
-        pending = _Pending(req.uri, self._generation, loop.create_future())
+        pending = _Pending(req.uri, loop.create_future())
         self._pending[req.uri] = pending
         outcome = "ok"
         try:
@@ -162,9 +159,11 @@ class Scheduler:
                 result = Suggestion("", stop_reason="error")
             finally:
                 self._running = None
-            if pending.background or result.extra.get("answered_early"):
-                if result.stats is not None:
-                    self.stats.record_background(result.stats)
+            # Work whose answer went out before it finished (background, time box, superseded)
+            # still counts in the engine totals.
+            answered = pending.background or pending.answer.done()
+            if result.stats is not None and (answered or result.extra.get("answered_early")):
+                self.stats.record_background(result.stats)
             answer(result)
 
         future = loop.run_in_executor(self._worker, job)
@@ -197,8 +196,7 @@ class Scheduler:
         if self._running is not None or self.service.engine is None:
             return
         loop = asyncio.get_running_loop()
-        self._generation += 1
-        pending = _Pending(req.uri, self._generation, loop.create_future(), background=True)
+        pending = _Pending(req.uri, loop.create_future(), background=True)
         self._start(req, pending, loop, hint=remainder)
 
 

@@ -18,7 +18,6 @@ from tests.lsp.helpers import (
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
 
 
-
 async def test_inline_completion_is_sensible(client: LanguageClient):
     uri = "file:///tmp/add.py"
     text = "def add(a, b):\n    "

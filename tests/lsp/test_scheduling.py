@@ -14,7 +14,6 @@ from tests.lsp.helpers import end_position, inline, insert, open_doc
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
 
 
-
 async def recent(client: LanguageClient) -> list[dict]:
     stats = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lspCoder.stats"))
