@@ -31,18 +31,12 @@ class LspCoderServer(LanguageServer):
 
     def __init__(self, base_config: Config) -> None:
         super().__init__("lsp-coder", __version__)
-        self.base_config = base_config
         self.config = base_config
         self.service = CompletionService(base_config)
         self.stats = Stats()
-        self.scheduler: Scheduler | None = None
+        self.scheduler = Scheduler(self.service, self.stats,
+                                   lambda: self.config.completion.debounce_ms)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
-
-    def get_scheduler(self) -> Scheduler:
-        if self.scheduler is None:
-            self.scheduler = Scheduler(self.service, self.stats,
-                                       lambda: self.config.completion.debounce_ms)
-        return self.scheduler
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         """Show and log one message."""
@@ -74,7 +68,7 @@ class LspCoderServer(LanguageServer):
                                           types.WorkDoneProgressReport(
                                               message="preparing model files", percentage=pct))
 
-        error = await self.get_scheduler().run(self.service.load, progress)
+        error = await self.scheduler.run(self.service.load, progress)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message="model failed to load" if error else "model ready"))
@@ -156,7 +150,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.service.suggestions.forget(uri)
-        ls.get_scheduler().forget(uri)
+        ls.scheduler.forget(uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):
@@ -164,7 +158,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                          ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
-        suggestion = await ls.get_scheduler().complete(req, "inline")
+        suggestion = await ls.scheduler.complete(req, "inline")
         return types.InlineCompletionList(items=_inline_items(suggestion, position))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
@@ -174,7 +168,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                         ls.config.completion.completion_budget_ms)
         if req is None:
             return None
-        suggestion = await ls.get_scheduler().complete(
+        suggestion = await ls.scheduler.complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
         return types.CompletionList(is_incomplete=True,
                                     items=_completion_items(suggestion, req, doc, position))
@@ -195,8 +189,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: LspCoderServer, *args: Any) -> None:
-        if ls.scheduler is not None:
-            ls.scheduler.shutdown()
+        ls.scheduler.shutdown()
 
     return server
 
