@@ -145,16 +145,19 @@ class CompletionService:
         if engine is None:
             return Suggestion("", stop_reason="no_model")
         cc = self.config.completion
-        parts = split_document(req.text, req.offset, prefix_tokens=cc.prefix_tokens,
-                               suffix_tokens=cc.suffix_tokens)
+        prefix_tokens, suffix_tokens, extra_tokens = _fit_budgets(
+            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens,
+            engine.cache.budget - cc.max_tokens - 8)
+        parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
+                               suffix_tokens=suffix_tokens)
         self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
-        extra = self.extra.chunks(req.uri, cc.extra_context_tokens)
+        extra = self.extra.chunks(req.uri, extra_tokens)
         parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
         multiline = wants_multiline(parts)
         template = self._template(engine)
         prompt = build_prompt(template, parts, engine.tokenize, engine.detokenize,
-                              prefix_tokens=cc.prefix_tokens, suffix_tokens=cc.suffix_tokens,
-                              extra_tokens=cc.extra_context_tokens,
+                              prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+                              extra_tokens=extra_tokens,
                               layout=resolve_layout(cc.fim_layout, engine.architecture))
         max_lines = cc.max_lines if multiline else 1
         ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
@@ -221,6 +224,15 @@ class _EarlyAnswer:
         self.sent = True
         self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
                              stop_reason="time_box"))
+
+
+def _fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:
+    """Scale the prompt's token budgets down together when they exceed the KV room."""
+    total = prefix + suffix + extra
+    if total <= room:
+        return prefix, suffix, extra
+    scale = max(room, 16) / total
+    return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
 
 
 def _line_limit(max_lines: int) -> Callable[[str], int | None]:

@@ -85,3 +85,15 @@ def test_bad_model_paths_are_reported_not_raised(tmp_path):
     error = service.load()
     assert error and str(missing) in error
     assert service.complete(CompletionRequest(uri="file:///t.py", text=DOC, offset=3)).text == ""
+
+
+def test_prompt_budgets_shrink_to_fit_a_small_kv_cache(tiny_qwen):
+    service = service_for(tiny_qwen, prefix_tokens=4096, suffix_tokens=2048)
+    try:
+        long_doc = "".join(f"value_{i} = compute({i}, {i * 3})\n" for i in range(600))
+        suggestion = service.complete(CompletionRequest(uri="file:///big.py", text=long_doc,
+                                                        offset=len(long_doc) // 2))
+        assert suggestion.stop_reason in ("eog", "max_tokens", "stop")
+        assert suggestion.stats.prompt_tokens <= service.engine.cache.budget
+    finally:
+        service.close()
