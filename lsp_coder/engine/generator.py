@@ -87,6 +87,7 @@ class Generator:
         text = ""
         reason = "max_tokens"
         t0 = time.perf_counter()
+        t_decode: float | None = None
         self.ctx.clear_abort()
         self.ctx.cancel_check = req.cancelled
         try:
@@ -109,6 +110,8 @@ class Generator:
                     break
                 if self.model.is_eog(next_token):
                     reason = "eog"
+                    break
+                if len(out) >= req.max_tokens:
                     break
                 token = next_token
                 out.append(token)
@@ -157,11 +160,12 @@ class Generator:
                     if stop_now:
                         reason = "stop"
                         break
-            stats.decode_ms = (time.perf_counter() - t_decode) * 1000
         except DecodeAborted:
             reason = "cancelled"
             stats.prefill_ms = stats.prefill_ms or (time.perf_counter() - t0) * 1000
         finally:
+            if t_decode is not None:
+                stats.decode_ms = (time.perf_counter() - t_decode) * 1000
             self.ctx.cancel_check = None
             self.ctx.clear_abort()
         stats.generated_tokens = len(out)

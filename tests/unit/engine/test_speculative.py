@@ -96,3 +96,17 @@ def test_speculative_greedy_equals_plain_greedy(real_small_model):
         assert mismatched <= near_ties, (mismatched, near_ties)
     finally:
         model.close()
+
+
+def test_max_tokens_holds_with_drafts(tiny):
+    cache = cache_for(tiny)
+    gen = Generator(tiny, cache, [PreviousSuggestion(), NGramLookup()], max_draft=8)
+    prompt = tiny.tokenize(CODE)
+    plain = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
+    for limit in (1, 5, 12):
+        # The plain output as the hint: drafts are accepted whole, right up to the limit.
+        result = gen.generate(GenerateRequest(prompt=prompt, max_tokens=limit,
+                                              hint=plain.tokens))
+        assert len(result.tokens) <= limit
+        assert result.tokens == plain.tokens[: len(result.tokens)]
+    cache.check()
