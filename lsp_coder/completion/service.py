@@ -169,6 +169,7 @@ class CompletionService:
             temperature=cc.temperature,
             seed=cc.seed,
             hint=engine.tokenize(prompt.heal + hint) if hint else [],
+            corpus=engine.tokenize(self.suggestions.latest(req.uri)),
             heal=prompt.heal,
             stop=_line_limit(max_lines),
             speculative=self.config.speculative.enabled,

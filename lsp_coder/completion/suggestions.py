@@ -57,6 +57,12 @@ class SuggestionCache:
                 return Hit(entry.text[len(typed) :], typed)
         return None
 
+    def latest(self, uri: str) -> str:
+        """The last suggestion stored for a document ("" if none)."""
+        with self._lock:
+            shown = self._entries.get(uri)
+            return shown[-1].text if shown else ""
+
     def forget(self, uri: str) -> None:
         with self._lock:
             self._entries.pop(uri, None)

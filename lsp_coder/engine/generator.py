@@ -25,6 +25,7 @@ class GenerateRequest:
     temperature: float = 0.0
     seed: int = 0
     hint: list[int] = field(default_factory=list)
+    corpus: list[int] = field(default_factory=list)
     heal: str = ""
     stop: StopRule | None = None
     speculative: bool = True
@@ -102,7 +103,7 @@ class Generator:
             next_token, heal = (self._healed(self.ctx.logits(0), heal, req.temperature, rng)
                                 if heal else (pick(self.ctx.logits(0), req.temperature, rng), b""))
             for drafter in self.drafters:
-                drafter.begin(req.prompt, req.hint)
+                drafter.begin(req.prompt, req.hint, req.corpus)
             t_decode = time.perf_counter()
             while True:
                 if req.cancelled():

@@ -34,7 +34,10 @@ class Drafter(Protocol):
     prefill_token_ms: float
     """Time to read one token of context before drafting (0 for the free drafters)."""
 
-    def begin(self, prompt: list[int], hint: list[int]) -> None: ...
+    def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
+        """A new request: its prompt, the rest of a suggestion typed through (``hint``) and
+        the last suggestion shown in this document (``corpus``, for lookups)."""
+        ...
 
     def catchup(self, history: list[int]) -> int:
         """Tokens the drafter must evaluate before it can draft after ``history``."""
@@ -56,7 +59,7 @@ class PreviousSuggestion:
         self._hint: list[int] = []
         self._n_prompt = 0
 
-    def begin(self, prompt: list[int], hint: list[int]) -> None:
+    def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
         self._hint = list(hint)
         self._n_prompt = len(prompt)
 
@@ -74,7 +77,11 @@ class PreviousSuggestion:
 
 
 class NGramLookup:
-    """Prompt-lookup decoding: continue the latest earlier occurrence of the last n tokens."""
+    """Prompt-lookup decoding: continue the latest earlier occurrence of the last n tokens.
+
+    It looks in the last suggestion shown in the document first (the model's own recent
+    words for nearly this context), then in the prompt and what was generated so far.
+    """
 
     name = "ngram"
     prior = (1.0, 1.0)
@@ -85,31 +92,40 @@ class NGramLookup:
         self.n_min = n_min
         self._index: dict[tuple[int, ...], int] = {}
         self._indexed = 0
+        self._corpus: list[int] = []
+        self._corpus_index: dict[tuple[int, ...], int] = {}
 
-    def begin(self, prompt: list[int], hint: list[int]) -> None:
+    def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
         self._index = {}
         self._indexed = 0
+        self._corpus = list(corpus)
+        self._corpus_index = {}
+        self._add_ngrams(self._corpus_index, self._corpus, self.n_min)
 
     def catchup(self, history: list[int]) -> int:
         return 0
 
-    def _update(self, history: list[int]) -> None:
-        # Index every n-gram that ends before the last token, mapping to its end position.
-        for end in range(max(self._indexed, self.n_min), len(history)):
+    def _add_ngrams(self, index: dict[tuple[int, ...], int], tokens: list[int],
+                    start: int) -> None:
+        """Map every n-gram of ``tokens`` ending at or after ``start`` (and before the last
+        token) to its end position; later occurrences win."""
+        for end in range(max(start, self.n_min), len(tokens)):
             for n in range(self.n_min, self.n_max + 1):
                 if end - n < 0:
                     break
-                self._index[tuple(history[end - n : end])] = end
-        self._indexed = max(self._indexed, len(history))
+                index[tuple(tokens[end - n : end])] = end
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
-        self._update(history)
+        self._add_ngrams(self._index, history, self._indexed)
+        self._indexed = max(self._indexed, len(history))
         for n in range(self.n_max, self.n_min - 1, -1):
             if len(history) < n:
                 continue
-            end = self._index.get(tuple(history[-n:]))
-            if end is not None and end < len(history):
-                return Draft(history[end : end + k])
+            key = tuple(history[-n:])
+            for source, index in ((self._corpus, self._corpus_index), (history, self._index)):
+                end = index.get(key)
+                if end is not None and end < len(source):
+                    return Draft(source[end : end + k])
         return Draft([])
 
     def accepted(self, history: list[int]) -> None:
@@ -132,7 +148,7 @@ class DraftModel:
         self.prefill_token_ms = prefill_token_ms
         self._seq: int | None = None
 
-    def begin(self, prompt: list[int], hint: list[int]) -> None:
+    def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
         self._seq = None
 
     def catchup(self, history: list[int]) -> int:

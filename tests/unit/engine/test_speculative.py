@@ -110,3 +110,14 @@ def test_max_tokens_holds_with_drafts(tiny):
         assert len(result.tokens) <= limit
         assert result.tokens == plain.tokens[: len(result.tokens)]
     cache.check()
+
+
+def test_ngram_lookup_continues_the_last_suggestion_then_the_prompt():
+    ngram = NGramLookup(n_max=3, n_min=2)
+    prompt = [1, 2, 3, 4, 5, 6, 7, 8]
+    ngram.begin(prompt, hint=[], corpus=[9, 3, 4, 40, 41, 42])
+    # "3 4" occurs in both: the last suggestion's continuation wins.
+    assert ngram.propose(prompt + [3, 4], 2, 3).tokens == [40, 41, 42]
+    # "6 7" only in the prompt.
+    assert ngram.propose(prompt + [3, 4, 6, 7], 4, 2).tokens == [8, 3]
+    assert ngram.propose(prompt + [99, 98], 2, 2).tokens == []
