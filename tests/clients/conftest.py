@@ -47,6 +47,26 @@ def init_options(model: Path) -> dict:
     }
 
 
+def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
+                           user_config: Path | None, **timeouts: int) -> tuple[Path, Path]:
+    """Write the `f.re` document and the JSON settings a client script reads.
+
+    Returns (settings file, file the script writes its result to).
+    """
+    source = tmp_path / "read_file.py"
+    source.write_text(READ_FILE_TEXT, encoding="utf-8")
+    out = tmp_path / "result.json"
+    line, character = READ_FILE_CURSOR
+    settings = {"cmd": cmd, "init_options": init_options(model), "file": str(source),
+                "filetype": "python", "line": line, "character": character, "out": str(out),
+                **timeouts}
+    if user_config is not None:
+        settings["user_config"] = str(user_config)
+    params = tmp_path / "params.json"
+    params.write_text(json.dumps(settings), encoding="utf-8")
+    return params, out
+
+
 def require_program(name: str) -> str:
     """The absolute path of `name` on PATH; fails (never skips) the test if it is missing."""
     path = shutil.which(name)

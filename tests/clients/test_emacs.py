@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.clients.conftest import (
-    READ_FILE_CURSOR,
-    READ_FILE_TEXT,
     REPO_ROOT,
     SCRIPTS_DIR,
     SERVER_CMD,
     check_read_file_completion,
-    init_options,
     read_json_result,
     require_program,
     run_client,
+    write_read_file_params,
 )
 from tests.conftest import server_env
 
@@ -35,24 +32,8 @@ def run_emacs(tmp_path: Path, cmd: list[str], model: Path,
     With `user_config`, the eglot server entry comes from that file.
     """
     emacs = require_program("emacs")
-    source = tmp_path / "read_file.py"
-    source.write_text(READ_FILE_TEXT, encoding="utf-8")
-    out = tmp_path / "result.json"
-    params = tmp_path / "params.json"
-    line, character = READ_FILE_CURSOR
-    settings = {
-        "cmd": cmd,
-        "init_options": init_options(model),
-        "file": str(source),
-        "line": line,
-        "character": character,
-        "load_timeout_s": 90,
-        "request_timeout_s": 20,
-        "out": str(out),
-    }
-    if user_config is not None:
-        settings["user_config"] = str(user_config)
-    params.write_text(json.dumps(settings), encoding="utf-8")
+    params, out = write_read_file_params(tmp_path, cmd, model, user_config,
+                                         load_timeout_s=90, request_timeout_s=20)
     done = run_client([emacs, "--batch", "-l", str(SCRIPTS_DIR / "eglot_completion.el")],
                       timeout=TIMEOUT_S, cwd=tmp_path,
                       env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))

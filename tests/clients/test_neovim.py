@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.clients.conftest import (
-    READ_FILE_CURSOR,
-    READ_FILE_TEXT,
     REPO_ROOT,
     SCRIPTS_DIR,
     SERVER_CMD,
     check_read_file_completion,
-    init_options,
     read_json_result,
     require_program,
     run_client,
+    write_read_file_params,
 )
 from tests.conftest import server_env
 
@@ -34,25 +31,8 @@ def run_nvim(tmp_path: Path, cmd: list[str], model: Path,
     With `user_config`, the script loads that file and lets it start the server.
     """
     nvim = require_program("nvim")
-    source = tmp_path / "read_file.py"
-    source.write_text(READ_FILE_TEXT, encoding="utf-8")
-    out = tmp_path / "result.json"
-    params = tmp_path / "params.json"
-    line, character = READ_FILE_CURSOR
-    settings = {
-        "cmd": cmd,
-        "init_options": init_options(model),
-        "file": str(source),
-        "filetype": "python",
-        "line": line,
-        "character": character,
-        "load_timeout_ms": 90_000,
-        "request_timeout_ms": 20_000,
-        "out": str(out),
-    }
-    if user_config is not None:
-        settings["user_config"] = str(user_config)
-    params.write_text(json.dumps(settings), encoding="utf-8")
+    params, out = write_read_file_params(tmp_path, cmd, model, user_config,
+                                         load_timeout_ms=90_000, request_timeout_ms=20_000)
     done = run_client(
         [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n",
          "-c", f"luafile {SCRIPTS_DIR / 'nvim_completion.lua'}"],
