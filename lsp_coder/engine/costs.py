@@ -27,14 +27,14 @@ class BatchCosts:
         self.prefill_token_ms = prefill_token_ms or self._ms[max(self._ms)] / max(self._ms)
 
     @classmethod
-    def calibrate(cls, ctx: Context, seq_id: int, token: int, repeats: int = 2) -> BatchCosts:
-        """Time decodes of each calibration size on an empty sequence (then emptied again)."""
+    def calibrate(cls, ctx: Context, seq_id: int, token: int, repeats: int = 2,
+                  sizes: tuple[int, ...] = CALIBRATION_SIZES) -> BatchCosts:
+        """Time decodes of each size on an empty sequence (then emptied again)."""
         measured: dict[int, float] = {}
         start = time.perf_counter()
         ctx.decode([token] * 64, 0, seq_id)  # also warms the kernels up
         prefill_token_ms = (time.perf_counter() - start) * 1000 / 64
-        ctx.seq_rm(seq_id, 8, -1)
-        for size in CALIBRATION_SIZES:
+        for size in sizes:
             best = float("inf")
             for _ in range(repeats):
                 ctx.seq_rm(seq_id, 8, -1)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +70,6 @@ class Engine:
             self.draft = self._load_draft(draft_path, params, ctx_params)
         self.generator = Generator(self.model, self.cache, self._drafters(),
                                    max_draft=config.speculative.max_draft, costs=self.costs)
-        self._lock = threading.Lock()
 
     def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
         model = Model(path, params)
@@ -81,7 +79,8 @@ class Engine:
             model.close()
             return None
         ctx = Context(model, ctx_params)
-        costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1])
+        # Only its single-token and prefill times are used (to weigh drafting against them).
+        costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1], sizes=(1, 2))
         cc = self.config.cache
         cache = PrefixCache(ctx, block_size=cc.block_size, budget_tokens=cc.kv_budget_tokens,
                             reuse=cc.reuse,

@@ -97,7 +97,7 @@ class Generator:
             stats.shifted_tokens = prepared.shifted
             stats.evaluated_tokens = len(req.prompt) - prepared.reused
             seq = prepared.seq_id
-            self.cache.extend(seq, req.prompt[prepared.held :], n_logits=1)
+            self.cache.extend(seq, req.prompt[prepared.reused :], n_logits=1)
             stats.prefill_ms = (time.perf_counter() - t0) * 1000
             heal = req.heal.encode("utf-8")
             next_token, heal = (self._healed(self.ctx.logits(0), heal, req.temperature, rng)

@@ -161,7 +161,7 @@ class DraftModel:
         if self._seq is None:
             prepared = self.cache.prepare(history)
             self._seq = prepared.seq_id
-            held = prepared.held
+            held = prepared.reused
         else:
             held = common_prefix(self.cache.tokens(self._seq), history)
             held = min(held, len(history) - 1)

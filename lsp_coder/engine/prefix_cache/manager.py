@@ -47,14 +47,12 @@ class _Block:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """Where a request runs: ``seq_id`` already holds its first ``held`` tokens.
+    """Where a request runs: ``seq_id`` already holds its first ``reused`` tokens.
 
-    ``reused`` of them came from the cache (``shifted`` of those moved position with a RoPE
-    shift); the others were evaluated while preparing (the gap before a shifted chunk).
+    ``shifted`` of them were kept from another position with a RoPE shift.
     """
 
     seq_id: int
-    held: int
     reused: int
     shifted: int = 0
     shared_from: int | None = None
@@ -145,7 +143,7 @@ class PrefixCache:
             dst = self._free_seq(exclude=None)
             self._truncate(dst, 0)
             dst.last_used = now
-            return Prepared(dst.seq_id, 0, 0)
+            return Prepared(dst.seq_id, 0)
         src = self._seqs[src_id]
         chunks = self._find_moved_chunks(src, tokens, n) if self.shift_min else []
         if chunks:
@@ -154,7 +152,7 @@ class PrefixCache:
         if self._own_tail(src, n) <= self.inplace_tail:
             self._truncate(src, n)
             self._touch(src, now)
-            return Prepared(src.seq_id, n, n)
+            return Prepared(src.seq_id, n)
         dst = self._free_seq(exclude=src.seq_id)
         self._truncate(dst, 0)
         self.ctx.seq_cp(src.seq_id, dst.seq_id, 0, n)
@@ -164,7 +162,7 @@ class PrefixCache:
             self._blocks[key].holders.add(dst.seq_id)
         self._touch(dst, now)
         src.last_used = now
-        return Prepared(dst.seq_id, n, n, shared_from=src.seq_id)
+        return Prepared(dst.seq_id, n, shared_from=src.seq_id)
 
     def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
@@ -271,7 +269,7 @@ class PrefixCache:
         self.ctx.seq_rm(seq.seq_id, end, -1)
         self._forget_after(seq, n)
         self._append(seq, tokens[n:end])
-        return Prepared(seq.seq_id, end, end, shifted=end - n)
+        return Prepared(seq.seq_id, end, shifted=end - n)
 
     def _tick(self) -> float:
         self._clock = max(self._clock + 1e-6, time.monotonic())
