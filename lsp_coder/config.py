@@ -71,6 +71,7 @@ class SpeculativeConfig:
     draft_model: bool = True
     ngram: bool = True
     previous_suggestion: bool = True
+    greedy_memory: bool = True
     max_draft: int = 8
     p_min: float = 0.5
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..config import Config
 from .costs import BatchCosts
 from .generator import GenerateRequest, GenerateResult, Generator
+from .greedy_memory import GreedyMemory
 from .llama import Context, ContextParams, Model, ModelParams, build_has_amx
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
@@ -69,7 +70,9 @@ class Engine:
         if draft_path is not None and config.speculative.draft_model:
             self.draft = self._load_draft(draft_path, params, ctx_params)
         self.generator = Generator(self.model, self.cache, self._drafters(),
-                                   max_draft=config.speculative.max_draft, costs=self.costs)
+                                   max_draft=config.speculative.max_draft, costs=self.costs,
+                                   memory=GreedyMemory())
+        self.generator.use_memory = config.speculative.greedy_memory
 
     def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
         model = Model(path, params)
@@ -128,6 +131,7 @@ class Engine:
     def update(self, config: Config) -> None:
         """Take new settings that need no reload (speculation, cutoffs)."""
         self.config = config
+        self.generator.use_memory = config.speculative.greedy_memory
         if self.draft is not None:
             self.draft.p_min = config.speculative.p_min
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -9,10 +10,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .costs import BatchCosts, DrafterRecord
+from .greedy_memory import GreedyMemory
 from .llama import Context, DecodeAborted, Model
 from .prefix_cache.manager import PrefixCache
 from .sampling import pick, verify
 from .speculative import Drafter
+
+log = logging.getLogger(__name__)
 
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
@@ -46,6 +50,8 @@ class RequestStats:
     draft_proposed: dict[str, int] = field(default_factory=dict)
     draft_accepted: dict[str, int] = field(default_factory=dict)
     near_ties: int = 0
+    known_tokens: int = 0
+    """Generated tokens taken from the greedy memory (verified without a decode)."""
 
 
 @dataclass(slots=True)
@@ -67,8 +73,12 @@ class Generator:
     """Runs one request at a time on the target context (call from the worker thread only)."""
 
     def __init__(self, model: Model, cache: PrefixCache, drafters: Sequence[Drafter] = (),
-                 max_draft: int = 8, costs: BatchCosts | None = None) -> None:
+                 max_draft: int = 8, costs: BatchCosts | None = None,
+                 memory: GreedyMemory | None = None) -> None:
         self.model = model
+        self.memory = memory
+        self.use_memory = True
+        """Whether remembered greedy picks may be taken (they are always remembered)."""
         self.cache = cache
         self.ctx: Context = cache.ctx
         self.drafters = list(drafters)
@@ -85,21 +95,33 @@ class Generator:
         stats = RequestStats(prompt_tokens=len(req.prompt))
         rng = np.random.default_rng(req.seed)
         out: list[int] = []
-        text = ""
         reason = "max_tokens"
+        heal = req.heal.encode("utf-8")
+        greedy = req.temperature <= 0
+        constrained_until = 0  # the tokens of ``out`` before it were picked under healing
+        next_token = -1
         t0 = time.perf_counter()
         t_decode: float | None = None
         self.ctx.clear_abort()
         self.ctx.cancel_check = req.cancelled
         try:
-            prepared = self.cache.prepare(req.prompt)
+            if greedy and req.speculative and self.use_memory and self.memory is not None:
+                reason, heal = self._recall(req, out, heal)
+                stats.known_tokens = len(out)
+                stats.decode_ms = (time.perf_counter() - t0) * 1000
+                if reason != "open":
+                    return self._finish(req, out, reason, stats)
+                reason = "max_tokens"
+                t0 = time.perf_counter()
+            history = req.prompt + out
+            prepared = self.cache.prepare(history)
             stats.reused_tokens = prepared.reused
             stats.shifted_tokens = prepared.shifted
-            stats.evaluated_tokens = len(req.prompt) - prepared.reused
+            stats.evaluated_tokens = len(history) - prepared.reused
             seq = prepared.seq_id
-            self.cache.extend(seq, req.prompt[prepared.reused :], n_logits=1)
+            self.cache.extend(seq, history[prepared.reused :], n_logits=1)
             stats.prefill_ms = (time.perf_counter() - t0) * 1000
-            heal = req.heal.encode("utf-8")
+            constrained = bool(heal)
             next_token, heal = (self._healed(self.ctx.logits(0), heal, req.temperature, rng)
                                 if heal else (pick(self.ctx.logits(0), req.temperature, rng), b""))
             for drafter in self.drafters:
@@ -116,7 +138,9 @@ class Generator:
                     break
                 token = next_token
                 out.append(token)
-                text, stop_now = self._emit(out, req)
+                if constrained:
+                    constrained_until = len(out)
+                _, stop_now = self._emit(out, req)
                 if stop_now:
                     reason = "stop"
                     break
@@ -128,6 +152,7 @@ class Generator:
                 if drafted is None:
                     self.cache.extend(seq, [token], n_logits=1)
                     self.costs.observe(1, (time.perf_counter() - step_start) * 1000)
+                    constrained = bool(heal)
                     if heal:
                         next_token, heal = self._healed(self.ctx.logits(0), heal,
                                                         req.temperature, rng)
@@ -150,6 +175,7 @@ class Generator:
                              (time.perf_counter() - step_start) * 1000, stats)
                 stats.decode_steps += 1
                 next_token = verdict.token
+                constrained = False
                 eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
                 if eog_at is not None:
                     accepted, next_token = accepted[:eog_at], accepted[eog_at]
@@ -157,7 +183,7 @@ class Generator:
                 for drafter in self.drafters:
                     drafter.accepted(req.prompt + out)
                 if accepted:
-                    text, stop_now = self._emit(out, req)
+                    _, stop_now = self._emit(out, req)
                     if stop_now:
                         reason = "stop"
                         break
@@ -166,13 +192,51 @@ class Generator:
             stats.prefill_ms = stats.prefill_ms or (time.perf_counter() - t0) * 1000
         finally:
             if t_decode is not None:
-                stats.decode_ms = (time.perf_counter() - t_decode) * 1000
+                stats.decode_ms += (time.perf_counter() - t_decode) * 1000
             self.ctx.cancel_check = None
             self.ctx.clear_abort()
+        if greedy and self.memory is not None:
+            ended = [next_token] if reason == "eog" else []
+            self.memory.remember(req.prompt + out + ended, len(req.prompt) + constrained_until)
+        return self._finish(req, out, reason, stats)
+
+    def _finish(self, req: GenerateRequest, out: list[int], reason: str,
+                stats: RequestStats) -> GenerateResult:
         stats.generated_tokens = len(out)
-        if reason != "stop":
-            text = _cut(self._text(out, req), req.stop)
-        return GenerateResult(text, out, reason, stats)
+        log.debug("generate: prompt %d reused %d hint %d -> %d tokens (%d known, %s) in %.0f ms"
+                  " decode, %d steps, drafts %s/%s", len(req.prompt), stats.reused_tokens,
+                  len(req.hint), len(out), stats.known_tokens, reason, stats.decode_ms,
+                  stats.decode_steps, stats.draft_accepted, stats.draft_proposed)
+        text = self._text(out, req)
+        cut = req.stop(text) if req.stop is not None else None
+        return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
+
+    def _recall(self, req: GenerateRequest, out: list[int], heal: bytes) -> tuple[str, bytes]:
+        """Take the remembered greedy continuation of ``req.prompt`` into ``out``.
+
+        Returns why generation ended within it ("open" if it goes on) and the healing text
+        still to be matched. A remembered token is the target's unconstrained argmax, so it is
+        also its pick under the healing constraint whenever the constraint allows it.
+        """
+        reason = "open"
+        for token in self.memory.continuation(req.prompt) if self.memory else []:
+            if self.model.is_eog(token):
+                reason = "eog"
+                break
+            if heal:
+                if token not in self.model.healing_candidates(heal):
+                    break
+                piece = self.model.piece(token)
+                heal = b"" if piece.startswith(heal) else heal[len(piece) :]
+            out.append(token)
+            _, stop_now = self._emit(out, req)
+            if stop_now:
+                reason = "stop"
+                break
+            if len(out) >= req.max_tokens:
+                reason = "max_tokens"
+                break
+        return reason, heal
 
     def _healed(self, logits: np.ndarray, rest: bytes, temperature: float,
                 rng: np.random.Generator) -> tuple[int, bytes]:
@@ -223,13 +287,6 @@ class Generator:
         if req.on_text is not None:
             req.on_text(text)
         return text, cut is not None
-
-
-def _cut(text: str, stop: StopRule | None) -> str:
-    if stop is None:
-        return text
-    cut = stop(text)
-    return text if cut is None else text[:cut]
 
 
 def _count_near_ties(rows: list[np.ndarray]) -> int:

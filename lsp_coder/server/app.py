@@ -176,7 +176,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
         engine = ls.service.engine
-        extra: dict[str, Any] = {"model_loaded": engine is not None, "error": ls.service.error}
+        extra: dict[str, Any] = {"model_loaded": engine is not None, "error": ls.service.error,
+                                 "busy": ls.scheduler.busy}
         if engine is not None:
             extra["kv_used_bytes"] = engine.cache.used_bytes
             extra["kv_budget_bytes"] = engine.cache.budget * engine.model.kv_bytes_per_token()

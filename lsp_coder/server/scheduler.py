@@ -49,6 +49,8 @@ class Scheduler:
         self._running: _Pending | None = None
         self._timing: dict[str, _DocTiming] = {}
         self._recent_latency_ms = 1000.0
+        self._jobs = 0
+        self._jobs_lock = threading.Lock()
 
     # -- worker access --------------------------------------------------------------------------
 
@@ -62,6 +64,12 @@ class Scheduler:
         if running is not None:
             running.token.set()
         self._worker.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def busy(self) -> bool:
+        """Whether engine work is queued or running (background work included)."""
+        with self._jobs_lock:
+            return self._jobs > 0
 
     # -- requests -------------------------------------------------------------------------------
 
@@ -148,6 +156,13 @@ class Scheduler:
             loop.call_soon_threadsafe(_resolve, pending.answer, suggestion)
 
         def job() -> None:
+            try:
+                run_job()
+            finally:
+                with self._jobs_lock:
+                    self._jobs -= 1
+
+        def run_job() -> None:
             if pending.answer.done() or pending.token.is_set():
                 return
             self._running = pending
@@ -166,7 +181,14 @@ class Scheduler:
                 self.stats.record_background(result.stats)
             answer(result)
 
-        future = loop.run_in_executor(self._worker, job)
+        with self._jobs_lock:
+            self._jobs += 1
+        try:
+            future = loop.run_in_executor(self._worker, job)
+        except RuntimeError:  # shut down
+            with self._jobs_lock:
+                self._jobs -= 1
+            raise
         future.add_done_callback(lambda f: f.exception() and log.error("job: %s", f.exception()))
 
     def _supersede(self, uri: str, keep_background: bool = False) -> None:

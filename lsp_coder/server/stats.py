@@ -10,7 +10,8 @@ from typing import Any
 from ..engine.generator import RequestStats
 
 _SUMMED = ("prompt_tokens", "reused_tokens", "shifted_tokens", "evaluated_tokens",
-           "generated_tokens", "prefill_ms", "decode_ms", "decode_steps", "near_ties")
+           "generated_tokens", "known_tokens", "prefill_ms", "decode_ms", "decode_steps",
+           "near_ties")
 
 
 class Stats:
@@ -20,8 +21,8 @@ class Stats:
         self._lock = threading.Lock()
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent)
         self._totals: dict[str, Any] = {
-            "requests": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0, "empty": 0,
-            "shown": 0, "accepted": 0, "draft_proposed": 0, "draft_accepted": 0,
+            "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
+            "empty": 0, "shown": 0, "accepted": 0, "draft_proposed": 0, "draft_accepted": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
         }
 
@@ -55,6 +56,7 @@ class Stats:
     def record_background(self, stats: RequestStats) -> None:
         """Engine work done for no waiting request (cache confirm/extend, time-boxed rest)."""
         with self._lock:
+            self._totals["background"] += 1
             self._add_engine(stats)
 
     def _add_engine(self, stats: RequestStats) -> None:

@@ -7,6 +7,7 @@ positions as editors do, and asks for inline completions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -27,7 +28,7 @@ class Session:
     """One server process and one open document."""
 
     def __init__(self, options: dict[str, Any] | None = None, config: str | None = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, server_log: Path | None = None) -> None:
         self.options = options or {}
         self.config = config
         self.client = LanguageClient("lsp-coder-session", "1")
@@ -35,6 +36,8 @@ class Session:
         self.uri = ""
         self.text = ""
         self.version = 0
+        self.server_log = server_log
+        self._drain: asyncio.Task | None = None
 
         @self.client.feature(types.WINDOW_SHOW_MESSAGE)
         def show_message(params: types.ShowMessageParams) -> None:
@@ -66,7 +69,11 @@ class Session:
         """Start the server, initialize, and wait until the model loaded (or failed)."""
         args = [sys.executable, "-m", "lsp_coder"] + (["--config", self.config]
                                                       if self.config else [])
+        if self.server_log is not None:
+            args.append("-vv")
         await self.client.start_io(*args)
+        # The server's stderr is a pipe: read it all, or a chatty server blocks on a full one.
+        self._drain = asyncio.create_task(self._drain_stderr())
         await self.client.initialize_async(types.InitializeParams(
             capabilities=types.ClientCapabilities(), process_id=None, root_uri=None,
             initialization_options=self.options))
@@ -79,6 +86,21 @@ class Session:
             if time.monotonic() > deadline:
                 return totals
             await asyncio.sleep(0.2)
+
+    async def _drain_stderr(self) -> None:
+        server = getattr(self.client, "_server", None)
+        stream = None if server is None else server.stderr
+        if stream is None:
+            return
+        sink = None if self.server_log is None else self.server_log.open("ab")
+        try:
+            while chunk := await stream.read(65536):
+                if sink is not None:
+                    sink.write(chunk)
+                    sink.flush()
+        finally:
+            if sink is not None:
+                sink.close()
 
     async def stats(self) -> dict:
         result = await self.client.workspace_execute_command_async(
@@ -120,3 +142,6 @@ class Session:
             self.client.exit(None)
         finally:
             await self.client.stop()
+            if self._drain is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._drain, timeout=5)

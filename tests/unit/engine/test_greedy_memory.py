@@ -1,0 +1,108 @@
+"""The greedy memory: a typed-through suggestion is confirmed from the model's own picks."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_coder.engine.generator import GenerateRequest, Generator
+from lsp_coder.engine.greedy_memory import GreedyMemory
+from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.prefix_cache.manager import PrefixCache
+from lsp_coder.engine.speculative import NGramLookup, PreviousSuggestion
+
+CODE = '''import argparse
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--input", required=True)
+    return parser.'''
+
+
+def test_continuation_starts_where_the_picks_were_greedy():
+    memory = GreedyMemory()
+    prompt, picks = [1, 2, 3, 4], [10, 11, 12]
+    memory.remember(prompt + picks, greedy_from=len(prompt))
+    assert memory.continuation(prompt) == picks
+    assert memory.continuation(prompt + picks[:2]) == picks[2:]
+    assert memory.continuation(prompt[:3]) == []  # a prompt token is not a pick
+    assert memory.continuation([1, 2, 9, 4]) == []
+    assert memory.continuation(prompt + picks) == []  # nothing known after the last pick
+
+
+def test_a_generation_along_a_remembered_one_joins_it():
+    memory = GreedyMemory()
+    memory.remember([1, 2, 10, 11], greedy_from=2)
+    memory.remember([1, 2, 10, 11, 12, 13], greedy_from=3)
+    assert len(memory) == 1
+    assert memory.continuation([1, 2]) == [10, 11, 12, 13]
+    memory.remember([1, 2, 10, 20], greedy_from=3)  # another branch: both kept, newest first
+    assert len(memory) == 2
+    assert memory.continuation([1, 2, 10]) == [11, 12, 13]  # the longest wins
+
+
+def test_capacity_drops_the_oldest():
+    memory = GreedyMemory(capacity=2)
+    for first in range(3):
+        memory.remember([first, 1, 2], greedy_from=1)
+    assert len(memory) == 2
+    assert memory.continuation([0]) == []
+    assert memory.continuation([2]) == [1, 2]
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_qwen):
+    m = Model(tiny_qwen, ModelParams())
+    yield m
+    m.close()
+
+
+def generator(model, memory=True):
+    ctx = Context(model, ContextParams(n_ctx=2048, n_batch=256, n_ubatch=256, n_seq_max=4))
+    cache = PrefixCache(ctx, block_size=16)
+    return Generator(model, cache, [PreviousSuggestion(), NGramLookup()], max_draft=4,
+                     memory=GreedyMemory() if memory else None)
+
+
+def test_typing_through_needs_no_decode_and_matches_plain_greedy(tiny):
+    gen = generator(tiny)
+    prompt = tiny.tokenize(CODE)
+    first = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12))
+    assert len(first.tokens) == 12 and first.stats.known_tokens == 0
+    typed = first.tokens[:4]
+    again = gen.generate(GenerateRequest(prompt=prompt + typed, max_tokens=8))
+    assert again.tokens == first.tokens[4:]
+    assert again.stats.known_tokens == 8
+    assert again.stats.decode_steps == 0 and again.stats.evaluated_tokens == 0
+    # Past the remembered picks it decodes on, and says what plain greedy decoding says.
+    longer = gen.generate(GenerateRequest(prompt=prompt + typed, max_tokens=20))
+    assert longer.stats.known_tokens == 8 and longer.stats.decode_steps > 0
+    plain = generator(tiny, memory=False).generate(
+        GenerateRequest(prompt=prompt, max_tokens=24, speculative=False))
+    assert longer.tokens == plain.tokens[4:]
+    assert gen.memory.continuation(prompt) == plain.tokens
+    gen.cache.check()
+
+
+def test_remembered_picks_obey_token_healing(tiny):
+    gen = generator(tiny)
+    prompt = tiny.tokenize(CODE)
+    first = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6))
+    lead = tiny.piece(first.tokens[0]).decode("utf-8", "replace")[:1]
+    assert lead
+    healed = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=lead))
+    assert healed.tokens == first.tokens and healed.stats.known_tokens == 6
+    other = "Z" if lead != "Z" else "Q"
+    constrained = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=other))
+    assert constrained.stats.known_tokens == 0
+    assert tiny.detokenize(constrained.tokens).startswith(other)
+
+
+def test_sampling_and_the_switch_leave_the_memory_alone(tiny):
+    gen = generator(tiny)
+    prompt = tiny.tokenize(CODE)
+    gen.generate(GenerateRequest(prompt=prompt, max_tokens=6))
+    sampled = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6, temperature=0.8))
+    assert sampled.stats.known_tokens == 0
+    gen.use_memory = False
+    assert gen.generate(GenerateRequest(prompt=prompt, max_tokens=6)).stats.known_tokens == 0
