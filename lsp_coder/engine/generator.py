@@ -121,9 +121,8 @@ class Generator:
             seq = prepared.seq_id
             self.cache.extend(seq, history[prepared.reused :], n_logits=1)
             stats.prefill_ms = (time.perf_counter() - t0) * 1000
-            constrained = bool(heal)
-            next_token, heal = (self._healed(self.ctx.logits(0), heal, req.temperature, rng)
-                                if heal else (pick(self.ctx.logits(0), req.temperature, rng), b""))
+            next_token, heal, constrained = self._next(self.ctx.logits(0), heal,
+                                                       req.temperature, rng)
             for drafter in self.drafters:
                 drafter.begin(req.prompt, req.hint, req.corpus)
             t_decode = time.perf_counter()
@@ -152,12 +151,8 @@ class Generator:
                 if drafted is None:
                     self.cache.extend(seq, [token], n_logits=1)
                     self.costs.observe(1, (time.perf_counter() - step_start) * 1000)
-                    constrained = bool(heal)
-                    if heal:
-                        next_token, heal = self._healed(self.ctx.logits(0), heal,
-                                                        req.temperature, rng)
-                    else:
-                        next_token = pick(self.ctx.logits(0), req.temperature, rng)
+                    next_token, heal, constrained = self._next(self.ctx.logits(0), heal,
+                                                               req.temperature, rng)
                     stats.decode_steps += 1
                     continue
                 name, draft = drafted
@@ -238,15 +233,19 @@ class Generator:
                 break
         return reason, heal
 
-    def _healed(self, logits: np.ndarray, rest: bytes, temperature: float,
-                rng: np.random.Generator) -> tuple[int, bytes]:
-        """A token allowed by the healing constraint, and what of ``rest`` is left after it."""
+    def _next(self, logits: np.ndarray, rest: bytes, temperature: float,
+              rng: np.random.Generator) -> tuple[int, bytes, bool]:
+        """The next token, what of the healing text ``rest`` is left after it, and whether
+        the constraint changed the pick (it is then no greedy pick to remember)."""
+        if not rest:
+            return pick(logits, temperature, rng), b"", False
         allowed = self.model.healing_candidates(rest)
         if len(allowed) == 0:
-            return pick(logits, temperature, rng), b""
+            return pick(logits, temperature, rng), b"", True
         token = int(allowed[pick(logits[allowed], temperature, rng)])
         piece = self.model.piece(token)
-        return token, (b"" if piece.startswith(rest) else rest[len(piece) :])
+        left = b"" if piece.startswith(rest) else rest[len(piece) :]
+        return token, left, temperature > 0 or token != int(np.argmax(logits))
 
     def _text(self, out: list[int], req: GenerateRequest) -> str:
         text = self.model.detokenize(out)

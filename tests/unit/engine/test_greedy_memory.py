@@ -92,6 +92,12 @@ def test_remembered_picks_obey_token_healing(tiny):
     assert lead
     healed = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=lead))
     assert healed.tokens == first.tokens and healed.stats.known_tokens == 6
+    # A pick made under the constraint is remembered when it was the argmax anyway.
+    fresh = generator(tiny)
+    fresh.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=lead))
+    longer_heal = tiny.piece(first.tokens[0]).decode("utf-8", "replace")[:2]
+    again = fresh.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=longer_heal))
+    assert again.tokens == first.tokens and again.stats.known_tokens == 6
     other = "Z" if lead != "Z" else "Q"
     constrained = gen.generate(GenerateRequest(prompt=prompt, max_tokens=6, heal=other))
     assert constrained.stats.known_tokens == 0
