@@ -5,6 +5,7 @@ inline completion after every key and waiting for it. The runs differ in one swi
 
 - ``cached``: the product as configured (prefix cache, suggestion cache, speculation);
 - ``naive``: the prefix cache off, every prompt evaluated whole (first keys only: it is slow);
+- ``nomemory``: speculation by verification batches only (the greedy memory off);
 - ``nospec``: speculation off.
 
 It prints a table per run, the ratios that matter (naive/cached latency, speculation's decode
@@ -67,7 +68,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--naive-keys", type=int, default=6,
                    help="keystrokes replayed with the cache off (each re-reads the prompt)")
     p.add_argument("--runs", default="cached,naive,nospec",
-                   help="comma-separated subset of cached,naive,nospec")
+                   help="comma-separated subset of cached,naive,nomemory,nospec (nomemory:"
+                        " speculation by verification batches only, no greedy memory)")
     p.add_argument("--server-log", type=Path, default=None,
                    help="append each server's debug log (one line per generation) here")
     p.add_argument("--out", type=Path, default=Path(".bench"), help="folder for PNG and JSON")
@@ -153,7 +155,7 @@ def summarize(run: RunResult) -> dict[str, Any]:
     engine = [k for k in keys if not k.cached]
     warm = [k.latency_ms for k in keys[1:]]
     warm_engine = [k.latency_ms for k in engine[1:]]
-    prompt = sum(k.prompt_tokens for k in engine)
+    prompt = sum(k.reused_tokens + k.evaluated_tokens for k in engine)
     t = run.totals
     decode_s = t.get("decode_ms", 0) / 1000
     return {
@@ -250,6 +252,7 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     runs: dict[str, RunResult] = {}
     plans = {
         "cached": _options(args),
+        "nomemory": _options(args, speculative={"greedy_memory": False}),
         "nospec": _options(args, speculative={"enabled": False}),
         "naive": _options(args, cache={"reuse": False}),
     }
@@ -294,25 +297,10 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         print(f"cold prefill {cold:.0f} ms; warm p50 {s['warm_p50_ms']:.0f} ms ="
               f" 1/{cold / max(s['warm_p50_ms'], 1e-3):.0f} of it;"
               f" {s['reuse_ratio']:.1%} of prompt tokens from the cache")
-    if "cached" in runs and "nospec" in runs:
-        on, off = summaries["cached"], summaries["nospec"]
-        speedup = on["decode_tok_s"] / off["decode_tok_s"] if off["decode_tok_s"] else 0.0
-        agree = _agreement(runs["cached"], runs["nospec"])
-        report["speculation_speedup"] = speedup
-        report["speculation_agreement"] = agree
-        print(f"speculation: decode {on['decode_tok_s']:.1f} vs {off['decode_tok_s']:.1f}"
-              f" tokens/s = {speedup:.2f}x; {agree:.0%} of suggestions identical")
-        strict = on["decoded_tok_s"] / off["decoded_tok_s"] if off["decoded_tok_s"] else 0.0
-        report["speculation_speedup_memory_excluded"] = strict
-        print(f"  not counting the {on['known_tokens']} tokens taken from the greedy memory:"
-              f" {on['decoded_tok_s']:.1f} vs {off['decoded_tok_s']:.1f} tokens/s = {strict:.2f}x")
-        print(f"  engine requests {on['engine_requests']} vs {off['engine_requests']},"
-              f" tokens {on['generated_tokens']} vs {off['generated_tokens']},"
-              f" decode time {on['decode_s']:.1f} vs {off['decode_s']:.1f} s")
-        for name, d in sorted(on["drafters"].items()):
-            rate = d["accepted"] / d["proposed"] if d["proposed"] else 0.0
-            print(f"  drafter {name:<12} proposed {d['proposed']:5d}  accepted"
-                  f" {d['accepted']:5d}  ({rate:.0%})")
+    for name in ("cached", "nomemory"):
+        if name in runs and "nospec" in runs:
+            report[name] = _speculation_report(name, summaries[name], summaries["nospec"],
+                                               _agreement(runs[name], runs["nospec"]))
     args.out.mkdir(parents=True, exist_ok=True)
     png = args.out / "latency.png"
     if _plot(runs, png):
@@ -321,6 +309,27 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
     (args.out / "bench.json").write_text(json.dumps({"report": report, "keys": raw}, indent=1))
     print(f"raw numbers: {args.out / 'bench.json'}")
     return report
+
+
+def _speculation_report(name: str, on: dict[str, Any], off: dict[str, Any],
+                        agree: float) -> dict[str, float]:
+    """Print and return decode speed with speculation (run ``name``) over without it."""
+    speedup = on["decode_tok_s"] / off["decode_tok_s"] if off["decode_tok_s"] else 0.0
+    strict = on["decoded_tok_s"] / off["decoded_tok_s"] if off["decoded_tok_s"] else 0.0
+    print(f"speculation ({name} vs nospec): decode {on['decode_tok_s']:.1f} vs"
+          f" {off['decode_tok_s']:.1f} tokens/s = {speedup:.2f}x;"
+          f" {agree:.0%} of suggestions identical")
+    if on["known_tokens"]:
+        print(f"  not counting the {on['known_tokens']} tokens taken from the greedy memory:"
+              f" {on['decoded_tok_s']:.1f} vs {off['decoded_tok_s']:.1f} tokens/s = {strict:.2f}x")
+    print(f"  engine requests {on['engine_requests']} vs {off['engine_requests']},"
+          f" tokens {on['generated_tokens']} vs {off['generated_tokens']},"
+          f" decode time {on['decode_s']:.1f} vs {off['decode_s']:.1f} s")
+    for drafter, d in sorted(on["drafters"].items()):
+        rate = d["accepted"] / d["proposed"] if d["proposed"] else 0.0
+        print(f"  drafter {drafter:<12} proposed {d['proposed']:5d}  accepted"
+              f" {d['accepted']:5d}  ({rate:.0%})")
+    return {"speedup": speedup, "speedup_memory_excluded": strict, "agreement": agree}
 
 
 def bench_main(args: argparse.Namespace) -> int:

@@ -95,7 +95,7 @@ class Engine:
         sc = self.config.speculative
         drafters: list[Drafter] = []
         if sc.previous_suggestion:
-            drafters.append(PreviousSuggestion())
+            drafters.append(PreviousSuggestion(self.model))
         if sc.ngram:
             drafters.append(NGramLookup())
         if self.draft is not None:

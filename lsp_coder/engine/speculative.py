@@ -49,18 +49,25 @@ class Drafter(Protocol):
 
 
 class PreviousSuggestion:
-    """Proposes the rest of the suggestion the user is typing through."""
+    """Proposes the rest of the suggestion the user is typing through.
+
+    When the target spells the same text in other tokens, the draft goes on from where that
+    text stands in the suggestion, re-tokenized.
+    """
 
     name = "previous"
     prior = (9.0, 1.0)
     token_ms = prefill_token_ms = 0.0
 
-    def __init__(self) -> None:
+    def __init__(self, model: Model) -> None:
+        self.model = model
         self._hint: list[int] = []
+        self._hint_bytes = b""
         self._n_prompt = 0
 
     def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
         self._hint = list(hint)
+        self._hint_bytes = b"".join(self.model.piece(t) for t in hint)
         self._n_prompt = len(prompt)
 
     def catchup(self, history: list[int]) -> int:
@@ -68,9 +75,18 @@ class PreviousSuggestion:
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
         out = history[self._n_prompt :]
-        if not self._hint or out != self._hint[: len(out)]:
+        if not self._hint:
             return Draft([])
-        return Draft(self._hint[len(out) : len(out) + k])
+        if out == self._hint[: len(out)]:
+            return Draft(self._hint[len(out) : len(out) + k])
+        said = b"".join(self.model.piece(t) for t in out)
+        if len(said) >= len(self._hint_bytes) or not self._hint_bytes.startswith(said):
+            return Draft([])
+        try:
+            rest = self._hint_bytes[len(said) :].decode("utf-8")
+        except UnicodeDecodeError:  # the text so far ends inside a character
+            return Draft([])
+        return Draft(self.model.tokenize(rest)[:k])
 
     def accepted(self, history: list[int]) -> None:
         pass

@@ -60,7 +60,7 @@ def test_rejected_draft_tokens_leave_no_trace(tiny, tiny_qwen_other_seed):
     draft_cache = cache_for(draft_model)
     draft = DraftModel(draft_model, draft_cache.ctx, draft_cache, p_min=0.0)
     wrong_hint = tiny.tokenize(" completely unrelated words that the model will not say")
-    gen = Generator(tiny, cache, [PreviousSuggestion(), NGramLookup(), draft], max_draft=4)
+    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup(), draft], max_draft=4)
     prompt = tiny.tokenize(CODE)
     result = gen.generate(GenerateRequest(prompt=prompt, max_tokens=16, hint=wrong_hint))
     assert sum(result.stats.draft_proposed.values()) > 0
@@ -80,7 +80,7 @@ def test_speculative_greedy_equals_plain_greedy(real_small_model):
         plain_cache = cache_for(model)
         spec_cache = cache_for(model)
         plain = Generator(model, plain_cache)
-        spec = Generator(model, spec_cache, [PreviousSuggestion(), NGramLookup()], max_draft=6)
+        spec = Generator(model, spec_cache, [PreviousSuggestion(model), NGramLookup()], max_draft=6)
         lines = CODE.splitlines(keepends=True)
         mismatched = near_ties = 0
         for cut in range(5, len(lines), 2):
@@ -100,7 +100,7 @@ def test_speculative_greedy_equals_plain_greedy(real_small_model):
 
 def test_max_tokens_holds_with_drafts(tiny):
     cache = cache_for(tiny)
-    gen = Generator(tiny, cache, [PreviousSuggestion(), NGramLookup()], max_draft=8)
+    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup()], max_draft=8)
     prompt = tiny.tokenize(CODE)
     plain = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
     for limit in (1, 5, 12):
@@ -121,3 +121,18 @@ def test_ngram_lookup_continues_the_last_suggestion_then_the_prompt():
     # "6 7" only in the prompt.
     assert ngram.propose(prompt + [3, 4, 6, 7], 4, 2).tokens == [8, 3]
     assert ngram.propose(prompt + [99, 98], 2, 2).tokens == []
+
+
+def test_previous_suggestion_follows_its_text_through_other_tokens(tiny):
+    previous = PreviousSuggestion(tiny)
+    prompt = tiny.tokenize("x = ")
+    hint = tiny.tokenize(" parser.parse_args(argv)")
+    previous.begin(prompt, hint, [])
+    assert previous.propose(prompt + hint[:1], 1, 3).tokens == hint[1:4]
+    # The target spelled " parser" in two tokens: the draft goes on after that text.
+    split = tiny.tokenize(" pars") + tiny.tokenize("er")
+    assert split != hint[: len(split)]
+    rest = tiny.tokenize(".parse_args(argv)")
+    assert previous.propose(prompt + split, len(split), 4).tokens == rest[:4]
+    # Text that left the suggestion gets no draft.
+    assert previous.propose(prompt + tiny.tokenize(" args"), 1, 4).tokens == []
