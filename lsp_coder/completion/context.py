@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -84,9 +85,14 @@ class ExtraContext:
         self.chunk_lines = chunk_lines
         self._chunks: OrderedDict[str, tuple[str, str]] = OrderedDict()
         self._current: tuple[str, str, str, int] | None = None
+        self._lock = threading.Lock()  # forget() comes from the server thread
 
     def visit(self, uri: str, path: str, text: str, offset: int) -> None:
         """Record where the user is; leaving a file pushes a chunk of it into the ring."""
+        with self._lock:
+            self._visit(uri, path, text, offset)
+
+    def _visit(self, uri: str, path: str, text: str, offset: int) -> None:
         if self._current is not None and self._current[0] != uri:
             old_uri, old_path, old_text, old_offset = self._current
             self._chunks.pop(old_uri, None)
@@ -103,14 +109,20 @@ class ExtraContext:
         return body if body.endswith("\n") or not body else body + "\n"
 
     def forget(self, uri: str) -> None:
-        self._chunks.pop(uri, None)
+        """A file closed: its chunk leaves the ring (and it is no longer being left)."""
+        with self._lock:
+            self._chunks.pop(uri, None)
+            if self._current is not None and self._current[0] == uri:
+                self._current = None
 
     def chunks(self, uri: str, budget_tokens: int) -> tuple[tuple[str, str], ...]:
         """(path, text) chunks of files other than ``uri``, oldest first, within the budget."""
         budget = budget_tokens * CHARS_PER_TOKEN
         out: list[tuple[str, str]] = []
         used = 0
-        for other, (path, body) in self._chunks.items():
+        with self._lock:
+            items = list(self._chunks.items())
+        for other, (path, body) in items:
             if other == uri:
                 continue
             if used + len(path) + len(body) > budget:

@@ -150,6 +150,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.service.suggestions.forget(uri)
+        ls.service.extra.forget(uri)
         ls.scheduler.forget(uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())

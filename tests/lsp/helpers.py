@@ -30,6 +30,11 @@ def open_doc(client: LanguageClient, uri: str, text: str, language: str = "pytho
                                              text=text)))
 
 
+def close_doc(client: LanguageClient, uri: str) -> None:
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+
+
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 

@@ -55,3 +55,14 @@ def test_extra_context_keeps_files_left_in_a_stable_order():
     ring.visit("d", "d.py", "delta = 4\n", 0)
     assert [p for p, _ in ring.chunks("d", 1000)] == ["a.py", "c.py"]
     assert ring.chunks("d", 1) == ()
+
+
+def test_a_closed_file_leaves_the_extra_context():
+    ring = ExtraContext(max_chunks=3)
+    ring.visit("a", "a.py", "alpha = 1\n", 0)
+    ring.visit("b", "b.py", "beta = 2\n", 0)
+    ring.forget("a")
+    assert ring.chunks("b", 1000) == ()
+    ring.forget("b")  # closed while being edited: leaving it later pushes nothing
+    ring.visit("c", "c.py", "gamma = 3\n", 0)
+    assert ring.chunks("c", 1000) == ()
