@@ -112,3 +112,18 @@ def test_sampling_and_the_switch_leave_the_memory_alone(tiny):
     assert sampled.stats.known_tokens == 0
     gen.use_memory = False
     assert gen.generate(GenerateRequest(prompt=prompt, max_tokens=6)).stats.known_tokens == 0
+
+
+def test_a_cancelled_generation_is_remembered_as_far_as_it_got(tiny):
+    gen = generator(tiny)
+    prompt = tiny.tokenize(CODE)
+    seen: list[str] = []
+    cut = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, on_text=seen.append,
+                                       cancelled=lambda: len(seen) >= 5))
+    assert cut.stop_reason == "cancelled" and len(cut.tokens) == 5
+    # Typing along it: the next request starts from what the cancelled one had picked.
+    joined = gen.generate(GenerateRequest(prompt=prompt + cut.tokens[:2], max_tokens=10))
+    assert joined.stats.known_tokens == 3
+    plain = generator(tiny, memory=False).generate(
+        GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
+    assert joined.tokens == plain.tokens[2:]
