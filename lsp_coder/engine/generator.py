@@ -110,10 +110,12 @@ class Generator:
                 stats.known_tokens = len(out)
                 stats.decode_ms = (time.perf_counter() - t0) * 1000
                 if reason != "open":
+                    stats.reused_tokens = len(req.prompt)  # nothing had to be evaluated
                     return self._finish(req, out, reason, stats)
                 reason = "max_tokens"
                 t0 = time.perf_counter()
             history = req.prompt + out
+            stats.prompt_tokens = len(history)
             prepared = self.cache.prepare(history)
             stats.reused_tokens = prepared.reused
             stats.shifted_tokens = prepared.shifted

@@ -74,9 +74,12 @@ def test_typing_through_needs_no_decode_and_matches_plain_greedy(tiny):
     assert again.tokens == first.tokens[4:]
     assert again.stats.known_tokens == 8
     assert again.stats.decode_steps == 0 and again.stats.evaluated_tokens == 0
+    assert again.stats.reused_tokens == again.stats.prompt_tokens == len(prompt) + 4
     # Past the remembered picks it decodes on, and says what plain greedy decoding says.
     longer = gen.generate(GenerateRequest(prompt=prompt + typed, max_tokens=20))
     assert longer.stats.known_tokens == 8 and longer.stats.decode_steps > 0
+    st = longer.stats
+    assert st.prompt_tokens == st.reused_tokens + st.evaluated_tokens == len(prompt) + 12
     plain = generator(tiny, memory=False).generate(
         GenerateRequest(prompt=prompt, max_tokens=24, speculative=False))
     assert longer.tokens == plain.tokens[4:]
