@@ -217,6 +217,9 @@ class Generator:
         """
         reason = "open"
         for token in self.memory.continuation(req.prompt) if self.memory else []:
+            if len(out) >= req.max_tokens:
+                reason = "max_tokens"
+                break
             if self.model.is_eog(token):
                 reason = "eog"
                 break
@@ -230,9 +233,9 @@ class Generator:
             if stop_now:
                 reason = "stop"
                 break
-            if len(out) >= req.max_tokens:
+        else:
+            if out and len(out) >= req.max_tokens:
                 reason = "max_tokens"
-                break
         return reason, heal
 
     def _next(self, logits: np.ndarray, rest: bytes, temperature: float,
