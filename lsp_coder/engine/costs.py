@@ -20,10 +20,17 @@ CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
 class BatchCosts:
-    """Milliseconds per decode of b tokens on one sequence (interpolated between sizes)."""
+    """Milliseconds per decode of b tokens on one sequence (interpolated between sizes).
+
+    The calibration gives the shape (what b tokens cost against one); real decodes scale it
+    as a whole, since a long context makes every size slower alike. Blending each size on its
+    own would let the often-seen single token drift from the rarely seen batches and make
+    drafts look cheaper than they are.
+    """
 
     def __init__(self, measured: dict[int, float], prefill_token_ms: float = 0.0) -> None:
         self._ms = dict(sorted(measured.items()))
+        self.scale = 1.0
         self.prefill_token_ms = prefill_token_ms or self._ms[max(self._ms)] / max(self._ms)
 
     @classmethod
@@ -45,24 +52,31 @@ class BatchCosts:
         ctx.seq_rm(seq_id, 0, -1)
         return cls(measured, prefill_token_ms)
 
-    def ms(self, size: int) -> float:
+    def _calibrated(self, size: int) -> float:
         sizes = list(self._ms)
         if size in self._ms:
             return self._ms[size]
+        if size < sizes[0]:
+            return self._ms[sizes[0]] * size / sizes[0]
         if size > sizes[-1]:
+            if len(sizes) == 1:
+                return self._ms[sizes[0]] * size / sizes[0]
             per_token = (self._ms[sizes[-1]] - self._ms[sizes[-2]]) / (sizes[-1] - sizes[-2])
             return self._ms[sizes[-1]] + per_token * (size - sizes[-1])
         lo = max(s for s in sizes if s < size)
         hi = min(s for s in sizes if s > size)
         return self._ms[lo] + (self._ms[hi] - self._ms[lo]) * (size - lo) / (hi - lo)
 
+    def ms(self, size: int) -> float:
+        return self._calibrated(size) * self.scale
+
     def observe(self, size: int, ms: float) -> None:
-        """Blend in a real decode's time (sizes seen at calibration only)."""
-        if size in self._ms:
-            self._ms[size] = 0.9 * self._ms[size] + 0.1 * ms
+        """Blend a real decode's time into the scale of the whole table."""
+        if size > 0 and ms > 0:
+            self.scale = 0.95 * self.scale + 0.05 * ms / self._calibrated(size)
 
     def as_dict(self) -> dict[int, float]:
-        return {k: round(v, 1) for k, v in self._ms.items()}
+        return {k: round(self.ms(k), 1) for k in self._ms}
 
 
 @dataclass(slots=True)

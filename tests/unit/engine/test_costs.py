@@ -63,3 +63,13 @@ def test_a_drafter_the_clock_says_does_not_pay_is_stopped():
         record.record(4, 4, 0.0, 400.0)  # all accepted, but each step took 400 ms
     assert record.acceptance > 0.9
     assert record.choose_k(CPU, 8) == 0
+
+
+def test_real_decodes_scale_the_whole_table():
+    costs = BatchCosts({1: 36.0, 2: 60.0, 4: 104.0})
+    for _ in range(200):  # a long context: single tokens take 45 ms, batches are never seen
+        costs.observe(1, 45.0)
+    assert abs(costs.ms(1) - 45.0) < 0.5
+    # The batches slow down alike, so a 2-token draft is no cheaper than it was relative to one.
+    assert abs(costs.ms(2) / costs.ms(1) - 60.0 / 36.0) < 1e-9
+    assert costs.as_dict()[4] == round(104.0 * costs.scale, 1)
