@@ -99,7 +99,7 @@ class Generator:
         heal = req.heal.encode("utf-8")
         greedy = req.temperature <= 0
         constrained_until = 0  # the tokens of ``out`` before it were picked under healing
-        next_token = -1
+        next_token, constrained = -1, False
         t0 = time.perf_counter()
         t_decode: float | None = None
         self.ctx.clear_abort()
@@ -193,7 +193,7 @@ class Generator:
             self.ctx.cancel_check = None
             self.ctx.clear_abort()
         if greedy and self.memory is not None:
-            ended = [next_token] if reason == "eog" else []
+            ended = [next_token] if reason == "eog" and not constrained else []
             self.memory.remember(req.prompt + out + ended, len(req.prompt) + constrained_until)
         return self._finish(req, out, reason, stats)
 
