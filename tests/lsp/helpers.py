@@ -12,13 +12,17 @@ from pytest_lsp import LanguageClient
 SERVER = [sys.executable, "-m", "lsp_coder"]
 
 
+async def server_stats(client: LanguageClient) -> dict:
+    """``lspCoder.stats``: {"totals": {...}, "recent": [...]}."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="lspCoder.stats"))
+
+
 async def wait_for_model(client: LanguageClient, timeout_s: float = 120.0) -> dict:
     """Poll ``lspCoder.stats`` until the model loaded or failed; returns the totals."""
     deadline = time.monotonic() + timeout_s
     while True:
-        stats = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="lspCoder.stats"))
-        totals = stats["totals"]
+        totals = (await server_stats(client))["totals"]
         if totals["model_loaded"] or totals["error"] or time.monotonic() > deadline:
             return totals
         await asyncio.sleep(0.1)

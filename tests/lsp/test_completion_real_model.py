@@ -12,6 +12,7 @@ from tests.lsp.helpers import (
     inline,
     insert,
     open_doc,
+    server_stats,
     utf16_len,
 )
 
@@ -84,9 +85,7 @@ async def test_did_change_then_inline_reuses_the_cache(client: LanguageClient):
         text += ch
     result = await inline(client, uri, end_position(text))
     assert result.items, "typing along the suggestion should keep one"
-    stats = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.stats"))
-    totals = stats["totals"]
+    totals = (await server_stats(client))["totals"]
     for key in ("requests", "cache_hits", "cancelled", "prompt_tokens", "reused_tokens",
                 "evaluated_tokens", "generated_tokens", "prefill_ms", "decode_ms",
                 "draft_proposed", "draft_accepted"):

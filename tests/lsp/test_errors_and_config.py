@@ -11,7 +11,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
 from tests.conftest import server_env
-from tests.lsp.helpers import SERVER, end_position, inline, open_doc, wait_for_model
+from tests.lsp.helpers import (
+    SERVER,
+    end_position,
+    inline,
+    open_doc,
+    server_stats,
+    wait_for_model,
+)
 
 MISSING = "/nonexistent/models/missing-model.gguf"
 
@@ -39,9 +46,7 @@ async def test_missing_model_is_one_clear_message_and_empty_answers(
     result = await inline(client, uri, end_position("def f():\n    "))
     assert isinstance(result, types.InlineCompletionList) and not result.items
     # The server is still up and still answers.
-    stats = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.stats"))
-    assert stats["totals"]["requests"] >= 1
+    assert (await server_stats(client))["totals"]["requests"] >= 1
 
 
 @pytest.fixture
@@ -98,8 +103,7 @@ async def test_did_change_configuration_validates_and_applies(file_env):
         open_doc(client, uri, "x = 1\n")
         result = await inline(client, uri, types.Position(line=1, character=0))
         assert isinstance(result, types.InlineCompletionList)
-        recent = (await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="lspCoder.stats")))["recent"]
+        recent = (await server_stats(client))["recent"]
         assert recent[-1]["generated_tokens"] <= 3
     finally:
         await client.shutdown_session()
@@ -123,9 +127,7 @@ async def test_bad_positions_and_unknown_documents_get_answers_not_crashes(file_
             for item in items.items:
                 assert item.text_edit.range.end in (types.Position(line=0, character=5),
                                                     types.Position(line=2, character=0))
-        stats = await client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command="lspCoder.stats"))
-        assert stats["totals"]["requests"] >= 4
+        assert (await server_stats(client))["totals"]["requests"] >= 4
     finally:
         await client.shutdown_session()
         await client.stop()

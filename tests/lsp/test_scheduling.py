@@ -9,15 +9,13 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
-from tests.lsp.helpers import close_doc, end_position, inline, insert, open_doc
+from tests.lsp.helpers import close_doc, end_position, inline, insert, open_doc, server_stats
 
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
 
 
 async def recent(client: LanguageClient) -> list[dict]:
-    stats = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.stats"))
-    return stats["recent"]
+    return (await server_stats(client))["recent"]
 
 
 async def test_typing_three_characters_of_a_suggestion_is_served_from_cache(client):
@@ -102,15 +100,11 @@ async def test_cancel_request_is_honoured_and_answered(client):
         assert exc.code == -32800  # RequestCancelled
     # The server goes on answering.
     assert (await inline(client, uri, end_position(text))).items is not None
-    stats = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.stats"))
-    assert stats["totals"]["cancelled"] >= 1
+    assert (await totals(client))["cancelled"] >= 1
 
 
 async def totals(client: LanguageClient) -> dict:
-    stats = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.stats"))
-    return stats["totals"]
+    return (await server_stats(client))["totals"]
 
 
 async def test_a_typed_through_suggestion_is_confirmed_from_the_greedy_memory(client):
