@@ -155,7 +155,7 @@ def summarize(run: RunResult) -> dict[str, Any]:
     engine = [k for k in keys if not k.cached]
     warm = [k.latency_ms for k in keys[1:]]
     warm_engine = [k.latency_ms for k in engine[1:]]
-    prompt = sum(k.reused_tokens + k.evaluated_tokens for k in engine)
+    prompt = sum(k.prompt_tokens for k in engine)
     t = run.totals
     decode_s = t.get("decode_ms", 0) / 1000
     return {

@@ -56,11 +56,9 @@ class BatchCosts:
         sizes = list(self._ms)
         if size in self._ms:
             return self._ms[size]
-        if size < sizes[0]:
+        if size < sizes[0] or (size > sizes[-1] and len(sizes) == 1):
             return self._ms[sizes[0]] * size / sizes[0]
         if size > sizes[-1]:
-            if len(sizes) == 1:
-                return self._ms[sizes[0]] * size / sizes[0]
             per_token = (self._ms[sizes[-1]] - self._ms[sizes[-2]]) / (sizes[-1] - sizes[-2])
             return self._ms[sizes[-1]] + per_token * (size - sizes[-1])
         lo = max(s for s in sizes if s < size)
