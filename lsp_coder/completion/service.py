@@ -11,6 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..backends.base import FimQuery
+from ..backends.factory import BackendConfigError, remote_backend
+from ..backends.fim_text import TemplateError
+from ..backends.health import Notify
+from ..backends.remote import RemoteBackend
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest, RequestStats
@@ -26,6 +31,7 @@ from ..models import (
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
 from .fim import FimTemplate, build_prompt, resolve_layout
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
 log = logging.getLogger(__name__)
@@ -68,6 +74,9 @@ class CompletionService:
         self.error: str | None = None
         self.suggestions = SuggestionCache()
         self.extra = ExtraContext()
+        self.remote: RemoteBackend | None = None
+        self.notify: Notify | None = None
+        """Where a remote backend's one-per-outage messages go (the server sets it)."""
 
     # -- model lifecycle ------------------------------------------------------------------------
 
@@ -91,6 +100,8 @@ class CompletionService:
     def load(self, progress: Progress | None = None) -> str | None:
         """Load the engine; returns an error message (and keeps serving empty) on failure."""
         self.close()
+        if self.config.backend.kind != "local":
+            return self._connect()
         try:
             target, draft = self.resolve_paths(progress)
             self.engine = Engine(target, draft, self.config)
@@ -100,10 +111,21 @@ class CompletionService:
             log.error(self.error)
         return self.error
 
+    def _connect(self) -> str | None:
+        """Use the configured serving engine: no local model is loaded or assembled."""
+        try:
+            self.remote = remote_backend(self.config, self.notify)
+            self.error = None
+        except (BackendConfigError, TemplateError, OSError, ValueError) as exc:
+            self.error = f"lsp-coder: no backend: {exc}"
+            log.error(self.error)
+        return self.error
+
     def reconfigure(self, config: Config) -> bool:
         """Apply new settings; returns True when the model must be reloaded (call ``load``)."""
         reload = config.model != self.config.model or config.cache != self.config.cache or (
-            config.speculative.draft_model != self.config.speculative.draft_model)
+            config.speculative.draft_model != self.config.speculative.draft_model) or (
+            config.backend != self.config.backend)
         self.config = config
         if self.engine is not None and not reload:
             self.engine.update(config)
@@ -113,6 +135,9 @@ class CompletionService:
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+        if self.remote is not None:
+            self.remote.close()
+            self.remote = None
 
     # -- completion -----------------------------------------------------------------------------
 
@@ -141,6 +166,8 @@ class CompletionService:
             The full (postprocessed) suggestion; empty when there is no model or nothing to say.
         """
         start = time.perf_counter()
+        if self.remote is not None:
+            return self._complete_remote(self.remote, req, answer_early, cancelled, start)
         engine = self.engine
         if engine is None:
             return Suggestion("", stop_reason="no_model")
@@ -180,6 +207,36 @@ class CompletionService:
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         if result.stop_reason != "cancelled" and text:
+            prefix, rest_of_line = _around_cursor(req.text, req.offset)
+            self.suggestions.store(req.uri, prefix, rest_of_line, text)
+        return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
+                          latency_ms=(time.perf_counter() - start) * 1000,
+                          extra={"answered_early": early.sent})
+
+    def _complete_remote(self, backend: RemoteBackend, req: CompletionRequest,
+                         answer_early: Callable[[Suggestion], None] | None,
+                         cancelled: Callable[[], bool], start: float) -> Suggestion:
+        """``complete`` on a serving engine: the same windows, stop rules and postprocessing."""
+        cc = self.config.completion
+        parts = split_document(req.text, req.offset, prefix_tokens=cc.prefix_tokens,
+                               suffix_tokens=cc.suffix_tokens)
+        self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
+        extra = self.extra.chunks(req.uri, cc.extra_context_tokens)
+        parts = fit_parts(PromptParts(extra, parts.above, parts.line_prefix, parts.suffix),
+                          backend.count_tokens, prefix_tokens=cc.prefix_tokens,
+                          suffix_tokens=cc.suffix_tokens, extra_tokens=cc.extra_context_tokens)
+        multiline = wants_multiline(parts)
+        ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
+                            multiline=multiline)
+        early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
+        result = backend.complete(FimQuery(
+            uri=req.uri, above=parts.above, line_prefix=parts.line_prefix, suffix=parts.suffix,
+            extra=parts.extra, max_tokens=cc.max_tokens, temperature=cc.temperature,
+            seed=cc.seed, stop=_line_limit(cc.max_lines if multiline else 1),
+            budget_ms=req.budget_ms, cancelled=cancelled,
+            on_text=early.on_text if answer_early is not None else None))
+        text = run(POST_CACHE, run(PRE_CACHE, result.text, ctx), ctx)
+        if result.stop_reason not in ("cancelled", "backend_error", "backend_down") and text:
             prefix, rest_of_line = _around_cursor(req.text, req.offset)
             self.suggestions.store(req.uri, prefix, rest_of_line, text)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,

@@ -37,6 +37,15 @@ class LspCoderServer(LanguageServer):
         self.scheduler = Scheduler(self.service, self.stats,
                                    lambda: self.config.completion.debounce_ms)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.service.notify = self.notify_from_thread
+
+    def notify_from_thread(self, level: str, message: str) -> None:
+        """Show a backend's message (called from its threads)."""
+        kind = {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
+            level, types.MessageType.Info)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.tell, message, kind)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         """Show and log one message."""
@@ -74,6 +83,12 @@ class LspCoderServer(LanguageServer):
                 message="model failed to load" if error else "model ready"))
         if error:
             self.tell(error)
+            return
+        if self.service.remote is not None:
+            remote = self.service.remote.describe()
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Info,
+                message=f"lsp-coder: completing on {remote['kind']} at {remote['url']}"))
             return
         info = self.service.engine.describe()
         for warning in info["warnings"]:
@@ -136,6 +151,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
         if startup_problem:
             ls.tell(startup_problem)
+        ls.loop = asyncio.get_running_loop()
         ls.load_task = asyncio.ensure_future(ls.load_model())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -177,8 +193,11 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
         engine = ls.service.engine
-        extra: dict[str, Any] = {"model_loaded": engine is not None, "error": ls.service.error,
-                                 "busy": ls.scheduler.busy}
+        remote = ls.service.remote
+        extra: dict[str, Any] = {"model_loaded": engine is not None or remote is not None,
+                                 "error": ls.service.error, "busy": ls.scheduler.busy,
+                                 "backend": remote.describe() if remote is not None
+                                 else {"kind": "local"}}
         if engine is not None:
             extra["kv_used_bytes"] = engine.cache.used_bytes
             extra["kv_budget_bytes"] = engine.cache.budget * engine.model.kv_bytes_per_token()

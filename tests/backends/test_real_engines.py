@@ -1,0 +1,145 @@
+"""Against real engines on loopback: llama-server (/infill, /slots) and llama_cpp.server.
+
+Both serve the embedded Qwen2.5-Coder-0.5B. Outputs of a real model are not asserted word for
+word; what is asserted is what the wire and the engine's own counters say.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+
+from lsp_coder.backends.base import FimQuery
+from lsp_coder.backends.factory import remote_backend
+from lsp_coder.backends.token_counts import vocab_counter
+from lsp_coder.config import Config, apply
+
+pytestmark = pytest.mark.real_model
+
+ABOVE = ("import math\n\n\ndef circle_area(radius):\n    \"\"\"Area of a circle.\"\"\"\n"
+         "    return math.pi * radius ** 2\n\n\ndef circle_circumference(radius):\n")
+
+
+def config(**backend) -> Config:
+    return apply(Config(), {"backend": backend}, "test")
+
+
+def fib_query(**kw) -> FimQuery:
+    base = dict(uri="file:///geo.py", above=ABOVE, line_prefix="    return",
+                suffix="\n", max_tokens=24)
+    base.update(kw)
+    return FimQuery(**base)
+
+
+def idle_slots(url: str) -> bool:
+    return not any(s["is_processing"] for s in httpx.get(url + "/slots", timeout=5).json())
+
+
+def test_llama_server_infill_streams_and_its_cache_serves_the_next_keystroke(llama_server):
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    try:
+        first = backend.complete(fib_query())
+        second = backend.complete(fib_query(line_prefix="    return 2"))
+    finally:
+        backend.close()
+    assert first.stop_reason in ("eog", "max_tokens", "stop_rule") and first.text.strip()
+    assert first.stats.prompt_tokens > 40
+    # The second keystroke only appends to the prompt: the slot's cache serves the rest.
+    assert second.server_cached_tokens >= first.stats.prompt_tokens - 2
+    assert backend.describe()["server_cached_fraction"] > 0.4
+
+
+def test_llama_server_tokenize_counts_match_the_local_vocabulary(llama_server,
+                                                                 real_small_model):
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    try:
+        assert backend.count_tokens.method == "endpoint"
+        local = vocab_counter(str(real_small_model))
+        for text in (ABOVE, "x = 'ünïcødé' # 😀\n", "<|fim_prefix|>a"):
+            assert backend.count_tokens(text) == local(text)
+    finally:
+        backend.close()
+
+
+def test_cancel_closes_the_stream_and_the_slot_goes_idle(llama_server):
+    """llama-server stops a generation when its client disconnects (this regressed before)."""
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    first_text = threading.Event()
+    cancel = threading.Event()
+    texts: list[str] = []
+
+    def on_text(text: str) -> None:
+        texts.append(text)
+        first_text.set()
+        cancel.set()  # the user typed on: this request is superseded
+
+    try:
+        start = time.monotonic()
+        result = backend.complete(fib_query(line_prefix="    # a long comment about",
+                                            max_tokens=2000, on_text=on_text,
+                                            cancelled=cancel.is_set))
+        returned_s = time.monotonic() - start
+    finally:
+        backend.close()
+    assert result.stop_reason == "cancelled" and first_text.is_set()
+    deadline = time.monotonic() + 10
+    while not idle_slots(llama_server.url):
+        assert time.monotonic() < deadline, "the slot kept generating after the disconnect"
+        time.sleep(0.05)  # polling the engine's own monitor: there is no event to wait on
+    slots = httpx.get(llama_server.url + "/slots", timeout=5).json()
+    decoded = max(s.get("next_token", [{}])[0].get("n_decoded", 0) for s in slots)
+    assert decoded < 200, f"generated {decoded} tokens after cancel; 2000 were allowed"
+    assert returned_s < 30
+
+
+def test_llama_server_prefill_warms_the_cache(llama_server):
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    other = "class Shape:\n    sides = 0\n\n\n" * 8 + ABOVE
+    try:
+        assert backend.prefill(fib_query(above=other))
+        result = backend.complete(fib_query(above=other, line_prefix="    return 2"))
+    finally:
+        backend.close()
+    assert result.server_cached_tokens >= result.stats.prompt_tokens - 8
+
+
+@pytest.mark.parametrize("suffix", ["", "/v1"])
+def test_llama_cpp_server_openai_completions(llama_cpp_server, real_small_model, suffix):
+    backend = remote_backend(config(kind="openai", url=llama_cpp_server.url + suffix,
+                                    model="qwen-0.5b", fim_template="auto"),
+                             )
+    try:
+        result = backend.complete(fib_query())
+        assert result.stop_reason in ("eog", "max_tokens", "stop_rule"), backend.health.message
+        assert result.text.strip()
+        local = vocab_counter(str(real_small_model))
+        assert backend.count_tokens(ABOVE) == local(ABOVE)
+    finally:
+        backend.close()
+
+
+def test_fim_template_read_from_the_local_gguf(real_small_model):
+    from lsp_coder.backends.fim_text import FAMILIES, resolve
+
+    assert resolve("auto", str(real_small_model)) == FAMILIES["qwen"]
+
+
+def test_doctor_says_which_backend_and_how_it_is_doing(llama_server, tmp_path):
+    from tests.conftest import server_env
+
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'[backend]\nkind = "llama-server"\nurl = "{llama_server.url}"\n')
+    done = subprocess.run([sys.executable, "-m", "lsp_coder", "--config", str(config_file),
+                           "doctor"], capture_output=True, text=True, timeout=120,
+                          env=server_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"backend     llama-server at {llama_server.url}" in done.stdout
+    assert "reachable   yes" in done.stdout
+    assert "prompt tokens cached" in done.stdout  # llama-server reports its cache
+    assert "status      ok" in done.stdout
+
