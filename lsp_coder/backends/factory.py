@@ -24,8 +24,8 @@ def remote_backend(config: Config, notify: Notify | None = None) -> RemoteBacken
     """The HTTP backend for ``config.backend`` (raises BackendConfigError, TemplateError)."""
     bc = config.backend
     if not bc.url.startswith(("http://", "https://")):
-        raise BackendConfigError(f"[backend] kind = {bc.kind!r} needs url = \\"http://host:port\\""
-                                 f" (got {bc.url!r})")
+        raise BackendConfigError(f"[backend] kind = {bc.kind!r} needs url ="
+                                 f" 'http://host:port' (got {bc.url!r})")
     if bc.kind == "ollama" and not bc.model:
-        raise BackendConfigError("[backend] kind = \\"ollama\\" needs model (an Ollama model name)")
+        raise BackendConfigError("[backend] kind = 'ollama' needs model (an Ollama model name)")
     return REMOTE_KINDS[bc.kind](config, notify)

@@ -56,27 +56,15 @@ def resolve(setting: str | FimStrings, model_path: str = "") -> FimText:
 
 
 def from_gguf(path: Path) -> FimText:
-    """The FIM token texts from a GGUF's vocabulary metadata (no weights are loaded)."""
-    from gguf import GGUFReader
+    """The FIM token texts of a local GGUF, from a vocabulary-only load (no weights)."""
+    from .local_vocab import local_vocab
 
     try:
-        reader = GGUFReader(str(path))
+        vocab = local_vocab(str(path))
     except (OSError, ValueError) as exc:
         raise TemplateError(f"cannot read the FIM template from {path}: {exc}") from None
-    tokens_field = reader.fields.get("tokenizer.ggml.tokens")
-    if tokens_field is None:
-        raise TemplateError(f"{path} has no vocabulary: set [backend] fim_template")
-
-    def text_of(key: str) -> str:
-        field = reader.fields.get(f"tokenizer.ggml.{key}_token_id")
-        if field is None:
-            return ""
-        token_id = int(field.parts[field.data[0]][0])
-        part = tokens_field.parts[tokens_field.data[token_id]]
-        return bytes(part).decode("utf-8")
-
-    found = FimText(text_of("fim_pre"), text_of("fim_suf"), text_of("fim_mid"),
-                    text_of("fim_sep"))
+    found = FimText(vocab.token_text("pre"), vocab.token_text("suf"), vocab.token_text("mid"),
+                    vocab.token_text("sep"))
     if not (found.prefix and found.suffix and found.middle):
         raise TemplateError(f"{path} has no fill-in-the-middle tokens: set [backend]"
                             " fim_template to the engine model's family")

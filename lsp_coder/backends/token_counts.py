@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from pathlib import Path
 
 from cachetools import LRUCache
 
@@ -62,12 +61,6 @@ def estimate(text: str) -> int:
 
 def vocab_counter(model_path: str) -> Callable[[str], int]:
     """Exact counts from a vocabulary-only load of a local GGUF (no weights are read)."""
-    import llama_cpp
+    from .local_vocab import local_vocab
 
-    path = Path(model_path).expanduser()
-    vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
-
-    def count(text: str) -> int:
-        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=True))
-
-    return count
+    return local_vocab(model_path).count

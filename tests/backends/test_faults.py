@@ -113,7 +113,7 @@ def tls_ca():
 def tls_httpserver(tls_ca):
     """An HTTPS server whose certificate a CA we do not trust by default signed."""
     ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    tls_ca.issue_cert("127.0.0.1").configure_cert(ssl_context)
+    tls_ca.issue_cert("localhost", "127.0.0.1").configure_cert(ssl_context)
     server = HTTPServer(ssl_context=ssl_context)
     server.start()
     yield server

@@ -44,7 +44,8 @@ async def client(lsp_client: LanguageClient, engine: Engine):
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         initialization_options={
-            "backend": {"kind": "openai", "url": engine.url, "fim_template": "qwen"},
+            "backend": {"kind": "openai", "url": engine.url, "fim_template": "qwen",
+                        "timeout_ms": 120_000},
             "completion": {"debounce_ms": 0, "max_tokens": 24, "inline_budget_ms": 0},
         }))
     totals = await wait_for_model(lsp_client)

@@ -26,7 +26,8 @@ ABOVE = ("import math\n\n\ndef circle_area(radius):\n    \"\"\"Area of a circle.
 
 
 def config(**backend) -> Config:
-    return apply(Config(), {"backend": backend}, "test")
+    """Generous timeouts: on a shared 2-core machine a cold prompt can take seconds."""
+    return apply(Config(), {"backend": {"timeout_ms": 120_000, **backend}}, "test")
 
 
 def fib_query(**kw) -> FimQuery:
