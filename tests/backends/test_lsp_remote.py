@@ -66,7 +66,7 @@ async def test_engine_killed_and_restarted_mid_session(client: LanguageClient, e
 
     engine.stop()
     version, col = 1, 10
-    for ch in " 2 * math":  # keystrokes while the engine is down
+    for ch in "(2 * math":  # keystrokes off the shown suggestion, while the engine is down
         version += 1
         insert(client, uri, version, types.Position(line=9, character=col), ch)
         col += 1
