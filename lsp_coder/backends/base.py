@@ -31,6 +31,10 @@ class FimQuery:
     line_prefix: str
     suffix: str
     extra: tuple[tuple[str, str], ...] = ()
+    prefix_tokens: int = 1024
+    suffix_tokens: int = 256
+    extra_tokens: int = 256
+    """The token budgets ``above`` (with ``line_prefix``), ``suffix`` and ``extra`` were cut to."""
     max_tokens: int = 64
     temperature: float = 0.0
     seed: int = 0
@@ -58,6 +62,11 @@ class Backend(Protocol):
     """Computes completions for the completion layer (worker thread, one call at a time)."""
 
     kind: str
+
+    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
+        """The (prefix, suffix, extra) token budgets to cut the prompt to, from the
+        configured ones (the local engine scales them to its KV cache)."""
+        ...
 
     def complete(self, query: FimQuery) -> BackendResult:
         """Generate for ``query``, streaming text to ``query.on_text``; honours its cancel."""

@@ -81,6 +81,9 @@ class RemoteBackend:
 
     # -- the Backend protocol ---------------------------------------------------------------------
 
+    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
+        return prefix, suffix, extra  # the engine's context is its own business
+
     def complete(self, query: FimQuery) -> BackendResult:
         if not self.health.available():
             return BackendResult("", "backend_down")

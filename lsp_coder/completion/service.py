@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..backends.base import FimQuery
+from ..backends.base import Backend, FimQuery
 from ..backends.factory import BackendConfigError, remote_backend
 from ..backends.fim_text import TemplateError
 from ..backends.health import Notify
 from ..backends.remote import RemoteBackend
 from ..config import Config
 from ..engine.engine import Engine
-from ..engine.generator import GenerateRequest, RequestStats
+from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
 from ..models import (
     DEFAULT_DRAFT,
@@ -29,7 +29,7 @@ from ..models import (
     ensure_embedded,
 )
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
-from .fim import FimTemplate, build_prompt, resolve_layout
+from .local_backend import LocalBackend
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
@@ -37,6 +37,9 @@ from .suggestions import SuggestionCache
 log = logging.getLogger(__name__)
 
 DISABLED = ("none", "off", "false")
+
+NOT_STORED = ("cancelled", "backend_error", "backend_down")
+"""Stop reasons whose text does not go into the suggestion cache."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +73,22 @@ class CompletionService:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.engine: Engine | None = None
+        self.backend: Backend | None = None
         self.error: str | None = None
         self.suggestions = SuggestionCache()
         self.extra = ExtraContext()
-        self.remote: RemoteBackend | None = None
         self.notify: Notify | None = None
         """Where a remote backend's one-per-outage messages go (the server sets it)."""
+
+    @property
+    def engine(self) -> Engine | None:
+        """The in-process engine when ``[backend] kind = "local"`` and it loaded."""
+        return self.backend.engine if isinstance(self.backend, LocalBackend) else None
+
+    @property
+    def remote(self) -> RemoteBackend | None:
+        """The serving engine's HTTP backend when one is configured."""
+        return self.backend if isinstance(self.backend, RemoteBackend) else None
 
     # -- model lifecycle ------------------------------------------------------------------------
 
@@ -104,7 +116,7 @@ class CompletionService:
             return self._connect()
         try:
             target, draft = self.resolve_paths(progress)
-            self.engine = Engine(target, draft, self.config)
+            self.backend = LocalBackend(Engine(target, draft, self.config), lambda: self.config)
             self.error = None
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
             self.error = f"lsp-coder: no model loaded: {exc}"
@@ -114,7 +126,7 @@ class CompletionService:
     def _connect(self) -> str | None:
         """Use the configured serving engine: no local model is loaded or assembled."""
         try:
-            self.remote = remote_backend(self.config, self.notify)
+            self.backend = remote_backend(self.config, self.notify)
             self.error = None
         except (BackendConfigError, TemplateError, OSError, ValueError) as exc:
             self.error = f"lsp-coder: no backend: {exc}"
@@ -127,17 +139,12 @@ class CompletionService:
             config.speculative.draft_model != self.config.speculative.draft_model) or (
             config.backend != self.config.backend)
         self.config = config
-        if self.engine is not None and not reload:
-            self.engine.update(config)
-        return reload
+        return reload  # the local engine takes the rest at its next request
 
     def close(self) -> None:
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
-        if self.remote is not None:
-            self.remote.close()
-            self.remote = None
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
 
     # -- completion -----------------------------------------------------------------------------
 
@@ -166,89 +173,40 @@ class CompletionService:
             The full (postprocessed) suggestion; empty when there is no model or nothing to say.
         """
         start = time.perf_counter()
-        if self.remote is not None:
-            return self._complete_remote(self.remote, req, answer_early, cancelled, start)
-        engine = self.engine
-        if engine is None:
+        backend = self.backend
+        if backend is None:
             return Suggestion("", stop_reason="no_model")
         cc = self.config.completion
-        prefix_tokens, suffix_tokens, extra_tokens = _fit_budgets(
-            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens,
-            engine.cache.budget - cc.max_tokens - 8)
+        prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
+            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens)
         self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
         extra = self.extra.chunks(req.uri, extra_tokens)
         parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
+        if backend.kind != "local":  # the local engine holds its token prompt to the budgets
+            parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
+                              suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
         multiline = wants_multiline(parts)
-        template = self._template(engine)
-        prompt = build_prompt(template, parts, engine.tokenize, engine.detokenize,
-                              prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
-                              extra_tokens=extra_tokens,
-                              layout=resolve_layout(cc.fim_layout, engine.architecture))
         max_lines = cc.max_lines if multiline else 1
-        ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
-                            multiline=multiline)
-        early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
-        gen = GenerateRequest(
-            prompt=prompt.tokens,
-            max_tokens=cc.max_tokens,
-            temperature=cc.temperature,
-            seed=cc.seed,
-            hint=engine.tokenize(prompt.heal + hint) if hint else [],
-            corpus=engine.tokenize(self.suggestions.latest(req.uri)),
-            heal=prompt.heal,
-            stop=_line_limit(max_lines),
-            speculative=self.config.speculative.enabled,
-            cancelled=cancelled,
-            on_text=early.on_text if answer_early is not None else None,
-        )
-        result = engine.generate(gen)
-        raw = run(PRE_CACHE, result.text, ctx)
-        text = run(POST_CACHE, raw, ctx)
-        if result.stop_reason != "cancelled" and text:
-            prefix, rest_of_line = _around_cursor(req.text, req.offset)
-            self.suggestions.store(req.uri, prefix, rest_of_line, text)
-        return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
-                          latency_ms=(time.perf_counter() - start) * 1000,
-                          extra={"answered_early": early.sent})
-
-    def _complete_remote(self, backend: RemoteBackend, req: CompletionRequest,
-                         answer_early: Callable[[Suggestion], None] | None,
-                         cancelled: Callable[[], bool], start: float) -> Suggestion:
-        """``complete`` on a serving engine: the same windows, stop rules and postprocessing."""
-        cc = self.config.completion
-        parts = split_document(req.text, req.offset, prefix_tokens=cc.prefix_tokens,
-                               suffix_tokens=cc.suffix_tokens)
-        self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
-        extra = self.extra.chunks(req.uri, cc.extra_context_tokens)
-        parts = fit_parts(PromptParts(extra, parts.above, parts.line_prefix, parts.suffix),
-                          backend.count_tokens, prefix_tokens=cc.prefix_tokens,
-                          suffix_tokens=cc.suffix_tokens, extra_tokens=cc.extra_context_tokens)
-        multiline = wants_multiline(parts)
         ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
                             multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         result = backend.complete(FimQuery(
             uri=req.uri, above=parts.above, line_prefix=parts.line_prefix, suffix=parts.suffix,
-            extra=parts.extra, max_tokens=cc.max_tokens, temperature=cc.temperature,
-            seed=cc.seed, stop=_line_limit(cc.max_lines if multiline else 1),
-            budget_ms=req.budget_ms, cancelled=cancelled,
-            on_text=early.on_text if answer_early is not None else None))
-        text = run(POST_CACHE, run(PRE_CACHE, result.text, ctx), ctx)
-        if result.stop_reason not in ("cancelled", "backend_error", "backend_down") and text:
+            extra=parts.extra, prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+            extra_tokens=extra_tokens, max_tokens=cc.max_tokens, temperature=cc.temperature,
+            seed=cc.seed, stop=_line_limit(max_lines), budget_ms=req.budget_ms,
+            cancelled=cancelled, on_text=early.on_text if answer_early is not None else None,
+            hint=hint, corpus=self.suggestions.latest(req.uri)))
+        raw = run(PRE_CACHE, result.text, ctx)
+        text = run(POST_CACHE, raw, ctx)
+        if result.stop_reason not in NOT_STORED and text:
             prefix, rest_of_line = _around_cursor(req.text, req.offset)
             self.suggestions.store(req.uri, prefix, rest_of_line, text)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra={"answered_early": early.sent})
-
-    def _template(self, engine: Engine) -> FimTemplate:
-        bos = engine.model.bos if engine.model.add_bos else -1
-        if engine.fim is None:
-            return FimTemplate(bos=bos)
-        return FimTemplate(engine.fim.prefix, engine.fim.suffix, engine.fim.middle,
-                           engine.fim.sep, bos)
 
     def _filter_context(self, req: CompletionRequest, prefix: str) -> FilterContext:
         parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], req.text[req.offset :])
@@ -282,15 +240,6 @@ class _EarlyAnswer:
         self.sent = True
         self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
                              stop_reason="time_box"))
-
-
-def _fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:
-    """Scale the prompt's token budgets down together when they exceed the KV room."""
-    total = prefix + suffix + extra
-    if total <= room:
-        return prefix, suffix, extra
-    scale = max(room, 16) / total
-    return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
 
 
 def _line_limit(max_lines: int) -> Callable[[str], int | None]:

@@ -44,14 +44,15 @@ def idle_slots(url: str) -> bool:
 def test_llama_server_infill_streams_and_its_cache_serves_the_next_keystroke(llama_server):
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
     try:
-        first = backend.complete(fib_query())
-        second = backend.complete(fib_query(line_prefix="    return 2"))
+        first = backend.complete(fib_query(max_tokens=8))
+        second = backend.complete(fib_query(line_prefix="    return 2", max_tokens=8))
     finally:
         backend.close()
     assert first.stop_reason in ("eog", "max_tokens", "stop_rule") and first.text.strip()
-    assert first.stats.prompt_tokens > 40
-    # The second keystroke only appends to the prompt: the slot's cache serves the rest.
-    assert second.server_cached_tokens >= first.stats.prompt_tokens - 2
+    assert first.stats.prompt_tokens > 30 and first.server_cached_tokens is not None
+    # The second keystroke only appends to the prompt: the slot's cache serves all of it but
+    # the cursor line's last tokens (re-tokenized) and the one the engine evaluates again.
+    assert second.server_cached_tokens >= first.stats.prompt_tokens - 4
     assert backend.describe()["server_cached_fraction"] > 0.4
 
 

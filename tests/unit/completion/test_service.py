@@ -25,7 +25,7 @@ def service_for(path, **completion) -> CompletionService:
 def prompt_for(service: CompletionService):
     engine = service.engine
     parts = split_document(DOC, CURSOR, prefix_tokens=512, suffix_tokens=512)
-    return build_prompt(service._template(engine), parts, engine.tokenize, engine.detokenize,
+    return build_prompt(service.backend._template(), parts, engine.tokenize, engine.detokenize,
                         prefix_tokens=512, suffix_tokens=512, extra_tokens=0)
 
 
