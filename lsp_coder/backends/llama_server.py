@@ -3,7 +3,7 @@
 Other files go in ``input_extra``, the cursor line's typed text in ``prompt`` (after the middle
 token, like our local layout), ``cache_prompt`` keeps the slot's KV for the next keystroke, and
 ``t_max_predict_ms`` / ``n_indent`` let the engine stop early. Streams server-sent events; the
-last one carries ``timings.cache_n`` (prompt tokens served from the slot's cache) and
+events carry ``timings.cache_n`` (prompt tokens served from the slot's cache) and
 ``timings.prompt_n`` (prompt tokens evaluated).
 """
 
@@ -33,6 +33,7 @@ class LlamaServerBackend(RemoteBackend):
             "seed": query.seed,
             "cache_prompt": True,
             "stream": stream,
+            "timings_per_token": True,  # cache figures even when a stop rule ends it early
             "n_indent": _indent(query.line_prefix),
         }
         if query.temperature <= 0:
@@ -79,7 +80,7 @@ def parse_sse(line: str) -> Event | None:
         return Event(error=str(data["error"].get("message", data["error"]))[:200])
     event = Event(text=data.get("content", ""), done=bool(data.get("stop")))
     timings = data.get("timings")
-    if event.done and timings:
+    if timings:
         cached = int(timings.get("cache_n", 0))
         event.cached_tokens = cached
         event.prompt_tokens = cached + int(timings.get("prompt_n", 0))

@@ -138,7 +138,10 @@ class _LspEditor:
         return self.session.insert(offset, ch)
 
     async def complete(self, offset: int) -> str:
-        return await self.session.inline(offset)
+        try:
+            return await self.session.inline(offset)
+        except Exception:  # a request cancelled as the session ends
+            return ""
 
     async def finish(self, result: EditorResult) -> None:
         backend = (await self.session.stats())["totals"].get("backend", {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .context import WINDOW_QUANTUM_LINES, PromptParts
+from .context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
 
 Count = Callable[[str], int]
 
@@ -18,7 +18,9 @@ Count = Callable[[str], int]
 def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_tokens: int,
               extra_tokens: int) -> PromptParts:
     """``parts`` with ``above``, ``suffix`` and ``extra`` held to their budgets."""
-    above = _trim_front(parts.above, max(0, prefix_tokens - count(parts.line_prefix)), count)
+    # The typed line changes at every key: estimated, so counting it costs no request.
+    typed = len(parts.line_prefix) // CHARS_PER_TOKEN + 1
+    above = _trim_front(parts.above, max(0, prefix_tokens - typed), count)
     suffix = _trim_back(parts.suffix, suffix_tokens, count)
     extra: list[tuple[str, str]] = []
     used = 0

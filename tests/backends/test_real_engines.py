@@ -69,34 +69,38 @@ def test_llama_server_tokenize_counts_match_the_local_vocabulary(llama_server,
 
 
 def test_cancel_closes_the_stream_and_the_slot_goes_idle(llama_server):
-    """llama-server stops a generation when its client disconnects (this regressed before)."""
+    """llama-server stops a generation when its client disconnects (this regressed before).
+
+    The prompt is a count the model would go on with for hundreds of tokens; after the first
+    text arrives the request is cancelled, and the slot must go idle having decoded only the
+    few tokens that were in flight (it notices the disconnect when it sends the next one).
+    """
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
-    first_text = threading.Event()
     cancel = threading.Event()
-    texts: list[str] = []
 
     def on_text(text: str) -> None:
-        texts.append(text)
-        first_text.set()
         cancel.set()  # the user typed on: this request is superseded
 
+    count = "values = [\n" + "".join(f"    {i},\n" for i in range(1, 40))
     try:
-        start = time.monotonic()
-        result = backend.complete(fib_query(line_prefix="    # a long comment about",
+        result = backend.complete(fib_query(above=count, line_prefix="    40,", suffix="\n",
                                             max_tokens=2000, on_text=on_text,
                                             cancelled=cancel.is_set))
-        returned_s = time.monotonic() - start
     finally:
         backend.close()
-    assert result.stop_reason == "cancelled" and first_text.is_set()
-    deadline = time.monotonic() + 10
-    while not idle_slots(llama_server.url):
-        assert time.monotonic() < deadline, "the slot kept generating after the disconnect"
+    assert result.stop_reason == "cancelled" and cancel.is_set()
+    most_decoded = 0
+    deadline = time.monotonic() + 120
+    while True:
+        slots = httpx.get(llama_server.url + "/slots", timeout=10).json()
+        busy = [s for s in slots if s["is_processing"]]
+        if not busy:
+            break
+        most_decoded = max([most_decoded] + [s.get("next_token", [{}])[0].get("n_decoded", 0)
+                                             for s in busy])
+        assert most_decoded <= 8, f"the slot went on generating ({most_decoded} tokens)"
+        assert time.monotonic() < deadline, "the slot kept processing after the disconnect"
         time.sleep(0.05)  # polling the engine's own monitor: there is no event to wait on
-    slots = httpx.get(llama_server.url + "/slots", timeout=5).json()
-    decoded = max(s.get("next_token", [{}])[0].get("n_decoded", 0) for s in slots)
-    assert decoded < 200, f"generated {decoded} tokens after cancel; 2000 were allowed"
-    assert returned_s < 30
 
 
 def test_llama_server_prefill_warms_the_cache(llama_server):
@@ -135,7 +139,8 @@ def test_doctor_says_which_backend_and_how_it_is_doing(llama_server, tmp_path):
     from tests.conftest import server_env
 
     config_file = tmp_path / "config.toml"
-    config_file.write_text(f'[backend]\nkind = "llama-server"\nurl = "{llama_server.url}"\n')
+    config_file.write_text(f'[backend]\nkind = "llama-server"\nurl = "{llama_server.url}"\n'
+                           'timeout_ms = 120000\n')
     done = subprocess.run([sys.executable, "-m", "lsp_coder", "--config", str(config_file),
                            "doctor"], capture_output=True, text=True, timeout=120,
                           env=server_env())
