@@ -102,12 +102,13 @@ def test_prompt_budgets_shrink_to_fit_a_small_kv_cache(tiny_qwen):
 def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
     service = service_for(tiny_qwen)
     try:
+        assert service.snapshot()["kv_used_bytes"] == 0
+        req = CompletionRequest(uri="file:///t.py", text=DOC, offset=CURSOR)
+        service.complete(req)  # visits the document: it becomes extra context for others
         snap = service.snapshot()
         assert snap["model_loaded"] and snap["error"] is None
         assert 0 < snap["kv_used_bytes"] <= snap["kv_budget_bytes"]
         assert snap["kv_evicted_blocks"] == 0
-        req = CompletionRequest(uri="file:///t.py", text=DOC, offset=CURSOR)
-        service.complete(req)  # visits the document: it becomes extra context for others
         service.suggestions.store(req.uri, DOC[:CURSOR], "", "urn a + b")
         service.extra.visit("file:///other.py", "other.py", "x = 1\n", 0)
         assert service.extra.chunks("file:///other.py", 1000)
