@@ -14,10 +14,10 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest
 from .context import PromptParts
-from .fim import FimTemplate, build_prompt, resolve_layout
+from .fim import build_prompt, resolve_layout
 
 PROMPT_SLACK_TOKENS = 8
-"""KV cells kept free beyond the prompt and ``max_tokens`` (a draft's overshoot, healing)."""
+"""KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
 
 
 class LocalBackend:
@@ -42,7 +42,7 @@ class LocalBackend:
             engine.update(config)
         cc = config.completion
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
-        prompt = build_prompt(self._template(), parts, engine.tokenize, engine.detokenize,
+        prompt = build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                               prefix_tokens=query.prefix_tokens,
                               suffix_tokens=query.suffix_tokens,
                               extra_tokens=query.extra_tokens,
@@ -73,14 +73,6 @@ class LocalBackend:
 
     def close(self) -> None:
         self.engine.close()
-
-    def _template(self) -> FimTemplate:
-        engine = self.engine
-        bos = engine.model.bos if engine.model.add_bos else -1
-        if engine.fim is None:
-            return FimTemplate(bos=bos)
-        return FimTemplate(engine.fim.prefix, engine.fim.suffix, engine.fim.middle,
-                           engine.fim.sep, bos)
 
 
 def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:

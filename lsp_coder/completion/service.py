@@ -1,15 +1,17 @@
 """What to complete: cache, context, prompt, engine call, postprocessing. No pygls here.
 
-All methods except ``abort`` run on the one inference worker thread.
+Threads: ``load``, ``close`` and ``complete`` run on the one inference worker thread (they use
+the engine). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on the event loop and
+touch the engine not at all (``reconfigure``) or only to read counters (``snapshot``): new
+engine settings are taken by the worker at the start of its next request.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
 
 from ..backends.base import Backend, FimQuery
 from ..backends.factory import BackendConfigError, remote_backend
@@ -20,23 +22,16 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
-from ..models import (
-    DEFAULT_DRAFT,
-    DEFAULT_TARGET,
-    ModelUnavailable,
-    Progress,
-    check_model_file,
-    ensure_embedded,
-)
+from ..model_files import ModelUnavailable, Progress, resolve_model_paths
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
 from .local_backend import LocalBackend
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
-log = logging.getLogger(__name__)
+__all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
 
-DISABLED = ("none", "off", "false")
+log = logging.getLogger(__name__)
 
 NOT_STORED = ("cancelled", "backend_error", "backend_down")
 """Stop reasons whose text does not go into the suggestion cache."""
@@ -60,6 +55,8 @@ class CompletionRequest:
 
 @dataclass(slots=True)
 class Suggestion:
+    """What to show; ``stats`` says what the engine did for it (None when it did nothing)."""
+
     text: str
     cached: bool = False
     stats: RequestStats | None = None
@@ -69,7 +66,10 @@ class Suggestion:
 
 
 class CompletionService:
-    """Turns documents and cursors into suggestions using one engine."""
+    """Turns documents and cursors into suggestions using one engine.
+
+    It owns the settings: ``config`` is replaced only by ``reconfigure``.
+    """
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -90,24 +90,7 @@ class CompletionService:
         """The serving engine's HTTP backend when one is configured."""
         return self.backend if isinstance(self.backend, RemoteBackend) else None
 
-    # -- model lifecycle ------------------------------------------------------------------------
-
-    def resolve_paths(self, progress: Progress | None = None) -> tuple[Path, Path | None]:
-        """The target and draft files from the config, assembling the embedded default."""
-        mc = self.config.model
-        if mc.path:
-            target = check_model_file(mc.path)
-            draft = None
-        else:
-            target = ensure_embedded(DEFAULT_TARGET, progress)
-            if mc.draft_path.lower() in DISABLED or not self.config.speculative.enabled:
-                return target, None
-            if mc.draft_path:
-                return target, check_model_file(mc.draft_path)
-            return target, ensure_embedded(DEFAULT_DRAFT, progress)
-        if mc.draft_path and mc.draft_path.lower() not in DISABLED:
-            draft = check_model_file(mc.draft_path)
-        return target, draft
+    # -- model lifecycle (worker thread) --------------------------------------------------------
 
     def load(self, progress: Progress | None = None) -> str | None:
         """Load the engine; returns an error message (and keeps serving empty) on failure."""
@@ -115,7 +98,7 @@ class CompletionService:
         if self.config.backend.kind != "local":
             return self._connect()
         try:
-            target, draft = self.resolve_paths(progress)
+            target, draft = resolve_model_paths(self.config, progress)
             self.backend = LocalBackend(Engine(target, draft, self.config), lambda: self.config)
             self.error = None
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
@@ -133,18 +116,55 @@ class CompletionService:
             log.error(self.error)
         return self.error
 
-    def reconfigure(self, config: Config) -> bool:
-        """Apply new settings; returns True when the model must be reloaded (call ``load``)."""
-        reload = config.model != self.config.model or config.cache != self.config.cache or (
-            config.speculative.draft_model != self.config.speculative.draft_model) or (
-            config.backend != self.config.backend)
-        self.config = config
-        return reload  # the local engine takes the rest at its next request
-
     def close(self) -> None:
         if self.backend is not None:
             self.backend.close()
             self.backend = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a model is loaded (or a serving engine configured)."""
+        return self.backend is not None
+
+    def describe(self) -> dict[str, Any]:
+        """The loaded model's figures and warnings (``Engine.describe``); {} without one."""
+        return self.backend.describe() if self.backend is not None else {}
+
+    # -- settings and documents (event loop) ----------------------------------------------------
+
+    def reconfigure(self, config: Config) -> bool:
+        """Take new settings; returns True when the model must be reloaded (call ``load``).
+
+        Settings that need no reload reach the engine at the start of the next request, on the
+        worker thread, never during a decode.
+        """
+        old = self.config
+        self.config = config
+        return config.model != old.model or config.cache != old.cache or (
+            config.speculative.draft_model != old.speculative.draft_model) or (
+            config.backend != old.backend)
+
+    def forget(self, uri: str) -> None:
+        """A document closed: drop its suggestions and its place in the extra context."""
+        self.suggestions.forget(uri)
+        self.extra.forget(uri)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Whether a model is loaded, the load error, the backend, and the KV cache's use.
+
+        Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
+        (its kind; for a serving engine its URL, health, requests and the cached-prompt
+        fraction it reports) and, with a local model, ``kv_used_bytes``, ``kv_budget_bytes``,
+        ``kv_evicted_blocks`` (see ``engine.MemoryStats``).
+        """
+        engine = self.engine
+        out: dict[str, Any] = {"model_loaded": self.backend is not None, "error": self.error}
+        if engine is not None:
+            out.update(asdict(engine.memory_stats()))
+        remote = self.remote
+        out["backend"] = (remote.describe() if remote is not None
+                          else {"kind": self.config.backend.kind})
+        return out
 
     # -- completion -----------------------------------------------------------------------------
 

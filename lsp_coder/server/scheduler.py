@@ -217,8 +217,11 @@ class Scheduler:
         self._timing.pop(uri, None)
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
-        """Let the engine confirm and extend a typed-through suggestion when it is idle."""
-        if self._running is not None or self.service.engine is None:
+        """Let the engine confirm and extend a typed-through suggestion when it is idle.
+
+        Not on a shared serving engine: there it would be a request per key typed through.
+        """
+        if self._running is not None or not self.service.loaded or self.service.remote:
             return
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, loop.create_future(), background=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lsp_coder.models import cache_dir
+from lsp_coder.model_files import cache_dir
 
 LLAMA_SERVER_HOW = ("build it with  .ci/build-llama-server  (CPU, ~10 min on 2 cores) or set"
                     " LSP_CODER_LLAMA_SERVER to a llama-server binary")

@@ -142,7 +142,7 @@ def test_doctor_says_which_backend_and_how_it_is_doing(llama_server, tmp_path):
     config_file.write_text(f'[backend]\nkind = "llama-server"\nurl = "{llama_server.url}"\n'
                            'timeout_ms = 120000\n')
     done = subprocess.run([sys.executable, "-m", "lsp_coder", "--config", str(config_file),
-                           "doctor"], capture_output=True, text=True, timeout=120,
+                           "doctor"], capture_output=True, text=True, timeout=900,
                           env=server_env())
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"backend     llama-server at {llama_server.url}" in done.stdout
