@@ -24,8 +24,8 @@ from typing import Any
 
 import httpx
 
-from ..tools.session import Session
-from .trace import Trace, make_trace
+from ..client.session import Session
+from ..client.trace import Trace, make_trace
 
 PAUSE_AFTER = "(.=:,"
 TEAM_FILES = ("textwrap.py", "shlex.py", "heapq.py", "bisect.py", "fnmatch.py", "colorsys.py",
