@@ -17,7 +17,7 @@ from typing import NoReturn
 
 import pytest
 
-from lsp_coder.models import DEFAULT_DRAFT, ensure_embedded
+from lsp_coder.model_files import DEFAULT_DRAFT, ensure_embedded
 from tests.fixtures.tiny_gguf import cached_model
 
 REQUIRE_ALL_ENV = "LSP_CODER_REQUIRE_ALL"
