@@ -9,17 +9,12 @@ Precedence, lowest first: the defaults below < a TOML file (``--config PATH``,
 from __future__ import annotations
 
 import os
-import sys
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import cattrs
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 class ConfigError(ValueError):

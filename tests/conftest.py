@@ -1,14 +1,54 @@
-"""Shared fixtures: real embedded weights and tiny random-weight models on the real tokenizer."""
+"""Shared fixtures: real embedded weights and tiny random-weight models on the real tokenizer.
+
+Also the one way a test asks for an optional external program (an editor client, a built
+server, a browser): `require_program(name, how_to_get)` or, for anything else that may be
+missing, `require_or_skip(reason)`. On a machine without it the test is skipped with a one-line
+reason saying how to get it, so the README's test command passes with only Python installed.
+With ``LSP_CODER_REQUIRE_ALL=1`` (set by `.ci/run`, which installs everything) the same call
+fails the test instead, so CI proves every client.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
 from lsp_coder.model_files import DEFAULT_DRAFT, ensure_embedded
 from tests.fixtures.tiny_gguf import cached_model
+
+REQUIRE_ALL_ENV = "LSP_CODER_REQUIRE_ALL"
+"""Set to ``1`` to fail, instead of skip, every test whose optional program is missing."""
+
+
+def require_or_skip(reason: str) -> NoReturn:
+    """Skips the calling test, or fails it when ``LSP_CODER_REQUIRE_ALL=1``.
+
+    Args:
+        reason: one line: what is missing and how to get it.
+    """
+    if os.environ.get(REQUIRE_ALL_ENV) == "1":
+        pytest.fail(f"{reason} [{REQUIRE_ALL_ENV}=1: this test must run here]", pytrace=False)
+    pytest.skip(reason)
+
+
+def require_program(name: str, how_to_get: str) -> str:
+    """The absolute path of program `name` on PATH; skips (or, in CI, fails) if there is none.
+
+    Args:
+        name: the executable, e.g. ``"nvim"``.
+        how_to_get: how to install it, e.g. ``"apt-get install neovim"``.
+
+    Returns:
+        The path `shutil.which` found.
+    """
+    path = shutil.which(name)
+    if path is None:
+        require_or_skip(f"{name!r} is not on PATH; to run this test: {how_to_get}")
+    return path
 
 
 @pytest.fixture(scope="session")

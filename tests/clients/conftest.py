@@ -1,15 +1,13 @@
 """Helpers for the real-client tests: find the client program, run it, clean up after it.
 
-A missing client program fails the test instead of skipping it: CI installs every client
-(`apt-get install neovim emacs-nox elpa-eglot`, Node 20 with npm), so a missing one means
-a broken CI image, not an optional feature.
+A missing client program skips its tests with how to install it (`require_program`), and fails
+them under ``LSP_CODER_REQUIRE_ALL=1``, which `.ci/run` sets after installing every client.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,11 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import server_env
+from tests.conftest import require_or_skip, require_program, server_env
 
 CLIENTS_DIR = Path(__file__).resolve().parent
 SCRIPTS_DIR = CLIENTS_DIR / "scripts"
 REPO_ROOT = CLIENTS_DIR.parents[1]
+
+GET_NEOVIM = "apt-get install neovim"
+GET_EMACS = "apt-get install emacs-nox elpa-eglot"
+GET_NODE = "apt-get install nodejs npm (Node 20 or newer)"
 
 SERVER_CMD = [sys.executable, "-m", "lsp_coder"]
 """The server from this interpreter's environment, so it runs the checked-out package."""
@@ -67,13 +69,33 @@ def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
     return params, out
 
 
-def require_program(name: str) -> str:
-    """The absolute path of `name` on PATH; fails (never skips) the test if it is missing."""
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"the client program {name!r} is not installed (CI installs it:"
-                    " apt-get install neovim emacs-nox elpa-eglot; Node 20 with npm)")
-    return path
+@pytest.fixture
+def nvim() -> str:
+    """The Neovim program."""
+    return require_program("nvim", GET_NEOVIM)
+
+
+@pytest.fixture
+def emacs() -> str:
+    """The Emacs program, checked to load eglot the way the client script does."""
+    program = require_program("emacs", GET_EMACS)
+    done = run_client([program, "--batch", "-l", str(SCRIPTS_DIR / "load_eglot.el")],
+                      timeout=60, env=dict(os.environ))
+    if done.returncode != 0 or done.timed_out:
+        require_or_skip(f"Emacs cannot load eglot; to run this test: {GET_EMACS}")
+    return program
+
+
+@pytest.fixture
+def node() -> str:
+    """The Node program."""
+    return require_program("node", GET_NODE)
+
+
+@pytest.fixture
+def npx() -> str:
+    """Node's npx program."""
+    return require_program("npx", GET_NODE)
 
 
 @dataclass(frozen=True)
@@ -125,7 +147,7 @@ def npm_ci(folder: Path) -> None:
     """`npm ci` in `folder` unless its node_modules exists; fails the test with npm's error."""
     if (folder / "node_modules").is_dir():
         return
-    npm = require_program("npm")
+    npm = require_program("npm", GET_NODE)
     done = run_client([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, timeout=300,
                       env=dict(os.environ))
     if done.returncode != 0 or done.timed_out:

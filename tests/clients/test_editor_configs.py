@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import re
-import sys
+import tomllib
 
 import pytest
 
 from lsp_coder.config import Config, apply, to_dict
 from tests.clients.conftest import REPO_ROOT
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
 
 pytestmark = pytest.mark.clients
 

@@ -12,7 +12,6 @@ from tests.clients.conftest import (
     SERVER_CMD,
     check_read_file_completion,
     read_json_result,
-    require_program,
     run_client,
     write_read_file_params,
 )
@@ -24,13 +23,12 @@ TIMEOUT_S = 120
 USER_CONFIG = REPO_ROOT / "editors" / "neovim" / "lsp-coder.lua"
 
 
-def run_nvim(tmp_path: Path, cmd: list[str], model: Path,
+def run_nvim(nvim: str, tmp_path: Path, cmd: list[str], model: Path,
              user_config: Path | None = None) -> dict:
-    """Runs the Lua client script; returns what it wrote.
+    """Runs the Lua client script with the `nvim` program; returns what it wrote.
 
     With `user_config`, the script loads that file and lets it start the server.
     """
-    nvim = require_program("nvim")
     params, out = write_read_file_params(tmp_path, cmd, model, user_config,
                                          load_timeout_ms=90_000, request_timeout_ms=20_000)
     done = run_client(
@@ -44,9 +42,9 @@ def run_nvim(tmp_path: Path, cmd: list[str], model: Path,
     return read_json_result(out, done)
 
 
-def test_neovim_completion(tmp_path: Path, real_small_model: Path) -> None:
+def test_neovim_completion(nvim: str, tmp_path: Path, real_small_model: Path) -> None:
     """vim.lsp.start_client + buf_request_sync gets the `f.re` completion."""
-    result = run_nvim(tmp_path, SERVER_CMD, real_small_model)
+    result = run_nvim(nvim, tmp_path, SERVER_CMD, real_small_model)
     capabilities = result["capabilities"]
     assert capabilities.get("completionProvider"), capabilities
     assert result["stats"]["totals"]["model_loaded"] is True
@@ -54,18 +52,20 @@ def test_neovim_completion(tmp_path: Path, real_small_model: Path) -> None:
     assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
 
 
-def test_neovim_user_config_legacy_path(tmp_path: Path, real_small_model: Path) -> None:
+def test_neovim_user_config_legacy_path(nvim: str, tmp_path: Path,
+                                        real_small_model: Path) -> None:
     """editors/neovim/lsp-coder.lua starts the server on FileType and sets the omnifunc.
 
     On this machine's Neovim 0.7 that is the file's oldest fallback (vim.lsp.start_client).
     """
-    result = run_nvim(tmp_path, SERVER_CMD, real_small_model, user_config=USER_CONFIG)
+    result = run_nvim(nvim, tmp_path, SERVER_CMD, real_small_model, user_config=USER_CONFIG)
     assert result["stats"]["totals"]["model_loaded"] is True
     check_read_file_completion(result["result"])
     assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
 
 
-def test_neovim_harness_fails_on_a_broken_server(tmp_path: Path, real_small_model: Path) -> None:
+def test_neovim_harness_fails_on_a_broken_server(nvim: str, tmp_path: Path,
+                                                 real_small_model: Path) -> None:
     """A server that cannot start must fail the client test, not pass or skip it."""
     with pytest.raises(pytest.fail.Exception, match="start_client"):
-        run_nvim(tmp_path, ["lsp-coder-does-not-exist"], real_small_model)
+        run_nvim(nvim, tmp_path, ["lsp-coder-does-not-exist"], real_small_model)

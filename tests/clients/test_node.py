@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.conftest import CLIENTS_DIR, npm_ci, require_program, run_client
+from tests.clients.conftest import CLIENTS_DIR, npm_ci, run_client
 from tests.conftest import server_env
 
 pytestmark = [pytest.mark.clients, pytest.mark.real_model]
@@ -21,9 +21,8 @@ TIMEOUT_S = 180
 TYPED_REQUESTS = 20
 
 
-def run_inline_script(python: str, model: Path) -> dict:
-    """Runs `node inline.mjs python model`; returns its JSON summary."""
-    node = require_program("node")
+def run_inline_script(node: str, python: str, model: Path) -> dict:
+    """Runs `node inline.mjs python model` with the `node` program; returns its JSON summary."""
     npm_ci(NODE_DIR)
     done = run_client([node, "inline.mjs", python, str(model)], cwd=NODE_DIR,
                       timeout=TIMEOUT_S, env=server_env())
@@ -38,9 +37,9 @@ def run_inline_script(python: str, model: Path) -> dict:
     return summary
 
 
-def test_node_inline_completion(real_small_model: Path) -> None:
+def test_node_inline_completion(node: str, real_small_model: Path) -> None:
     """A first suggestion, an answer to each of the 20 typing requests, a last suggestion."""
-    summary = run_inline_script(sys.executable, real_small_model)
+    summary = run_inline_script(node, sys.executable, real_small_model)
     assert summary["server_inline_provider"] is not None, "no inlineCompletionProvider"
 
     first = summary["first"]["items"]
@@ -56,7 +55,7 @@ def test_node_inline_completion(real_small_model: Path) -> None:
     assert last["range"]["start"] == {"line": 1, "character": 24}, last
 
 
-def test_node_harness_fails_on_a_broken_server(tmp_path: Path) -> None:
+def test_node_harness_fails_on_a_broken_server(node: str, tmp_path: Path) -> None:
     """A server whose model is missing must fail the client test, not pass or skip it."""
     with pytest.raises(pytest.fail.Exception, match="the model failed to load"):
-        run_inline_script(sys.executable, tmp_path / "missing.gguf")
+        run_inline_script(node, sys.executable, tmp_path / "missing.gguf")

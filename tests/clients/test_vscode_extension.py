@@ -6,16 +6,15 @@ import json
 
 import pytest
 
-from tests.clients.conftest import REPO_ROOT, npm_ci, require_program, run_client
+from tests.clients.conftest import REPO_ROOT, npm_ci, run_client
 
 pytestmark = pytest.mark.clients
 
 EXTENSION_DIR = REPO_ROOT / "editors" / "vscode"
 
 
-def test_vscode_extension_type_checks() -> None:
+def test_vscode_extension_type_checks(npx: str) -> None:
     """`tsc --noEmit` passes on the extension against its locked dependencies."""
-    npx = require_program("npx")
     npm_ci(EXTENSION_DIR)
     # NOTE: --no keeps npx from downloading the unrelated "tsc" package if typescript is
     # missing, and "--" keeps npx from reading tsc's -p (--project) as its own --package.

@@ -14,13 +14,7 @@
 
 ;;; Code:
 
-(require 'package)
-(package-initialize)
-(unless (require 'eglot nil t)
-  ;; Debian's elpa-eglot, when package.el did not activate it.
-  (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/eglot-*"))
-    (add-to-list 'load-path dir))
-  (require 'eglot))
+(load (expand-file-name "load_eglot.el" (file-name-directory load-file-name)) nil t)
 (require 'json)
 
 (defvar lsp-coder-test--params

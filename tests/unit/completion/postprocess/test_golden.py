@@ -8,11 +8,11 @@ exactly one of `text = "..."`, `unchanged = true` or `discard = true`.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 
 from lsp_coder.completion.postprocess import postprocess
 from tests.unit.completion.postprocess.markers import parse_marked
