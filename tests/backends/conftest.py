@@ -14,16 +14,10 @@ import httpx
 import pytest
 
 from lsp_coder.model_files import cache_dir
+from tests.conftest import require_or_skip
 
 LLAMA_SERVER_HOW = ("build it with  .ci/build-llama-server  (CPU, ~10 min on 2 cores) or set"
                     " LSP_CODER_LLAMA_SERVER to a llama-server binary")
-
-
-def require_or_skip(reason: str) -> None:
-    """Skip with ``reason``; under LSP_CODER_REQUIRE_ALL=1 (CI) fail instead."""
-    if os.environ.get("LSP_CODER_REQUIRE_ALL") == "1":
-        pytest.fail(f"required in CI: {reason}")
-    pytest.skip(reason)
 
 
 def llama_server_path() -> Path | None:
