@@ -17,6 +17,7 @@ from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
 from .documents import word_start
+from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
 
@@ -30,13 +31,17 @@ class LspCoderServer(LanguageServer):
     """Holds the config, the completion service and the scheduler that runs it."""
 
     def __init__(self, base_config: Config) -> None:
-        super().__init__("lsp-coder", __version__)
+        super().__init__("lsp-coder", __version__, protocol_cls=LspCoderProtocol)
         self.config = base_config
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
                                    lambda: self.config.completion.debounce_ms)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log a failure outside a request (no popup: the user cannot act on it)."""
+        log.error("%s: %s", getattr(source, "__name__", source), type(error).__name__)
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         """Show and log one message."""
@@ -99,27 +104,13 @@ class LspCoderServer(LanguageServer):
         position clamped to the text (the LSP asks positions past a line's end to count as its
         end); (None, None, position) for a document that is not open.
         """
-        if uri not in self.workspace.text_documents:
+        doc = self.protocol.documents.get(uri)
+        if doc is None:
             return None, None, position
-        doc = self.workspace.get_text_document(uri)
-        lines = doc.lines
-        if position.line >= len(lines):
-            # The end of the document: after its last newline, or at the end of its last line.
-            text = doc.source
-            if not lines or text.endswith(("\n", "\r")):
-                position = types.Position(line=len(lines), character=0)
-            else:
-                position = types.Position(line=len(lines) - 1,
-                                          character=doc.position_codec.client_num_units(lines[-1]))
-            offset = len(text)
-        else:
-            line = lines[position.line].rstrip("\r\n")
-            max_units = doc.position_codec.client_num_units(line)
-            if position.character > max_units:
-                position = types.Position(line=position.line, character=max_units)
-            offset = doc.offset_at_position(position)
+        position = doc.clamp(position)
+        text, offset = doc.text, doc.text_offset(position)
         path = to_fs_path(uri) or uri
-        return CompletionRequest(uri=uri, text=doc.source, offset=offset,
+        return CompletionRequest(uri=uri, text=text, offset=offset,
                                  path=Path(path).name, language_id=doc.language_id or "",
                                  budget_ms=budget_ms), doc, position
 
@@ -214,7 +205,7 @@ def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
     line_start = req.text.rfind("\n", 0, req.offset) + 1
     start = word_start(req.text, line_start, req.offset)
     word = req.text[start : req.offset]
-    start_char = position.character - doc.position_codec.client_num_units(word)
+    start_char = position.character - doc.client_units(word)
     new_text = word + suggestion.text
     label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
     return [types.CompletionItem(

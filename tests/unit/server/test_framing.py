@@ -1,0 +1,102 @@
+"""The frame reader: whole frames, split frames, and recovery after every kind of damage."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lsp_coder.server.framing import Damaged, FrameReader, Message
+
+
+def frame(value, length_delta: int = 0, headers: str = "") -> bytes:
+    body = json.dumps(value).encode()
+    return f"{headers}Content-Length: {len(body) + length_delta}\r\n\r\n".encode() + body
+
+
+def request(rid, method="shutdown") -> dict:
+    return {"jsonrpc": "2.0", "id": rid, "method": method}
+
+
+NEXT = request(99)
+
+
+def read(*chunks: bytes) -> list:
+    reader = FrameReader()
+    out = []
+    for chunk in chunks:
+        out += reader.feed(chunk)
+    return out
+
+
+def test_whole_frames_and_a_frame_split_into_single_bytes():
+    data = frame(request(1)) + frame(request(2), headers="Content-Type: x\r\n")
+    assert read(data) == [Message(request(1)), Message(request(2))]
+    assert read(*[data[i : i + 1] for i in range(len(data))]) == [
+        Message(request(1)), Message(request(2))]
+
+
+def test_invalid_json_reports_the_id_and_the_next_frame_is_read():
+    body = b'{"jsonrpc": "2.0", "id": 7, "method": "x", "params": {bad}}'
+    bad = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    assert read(bad + frame(NEXT)) == [Damaged("invalid JSON", 7), Message(NEXT)]
+
+
+def test_the_id_of_a_nested_object_is_not_taken_for_the_request_id():
+    body = b'{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 3}, oops}'
+    bad = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    assert read(bad + frame(NEXT)) == [Damaged("invalid JSON", None), Message(NEXT)]
+
+
+def test_content_length_too_short():
+    out = read(frame(request(5), length_delta=-10) + frame(NEXT))
+    assert out[0] == Damaged("invalid JSON", 5)
+    assert out[-1] == Message(NEXT)
+    assert all(isinstance(m, Damaged) for m in out[:-1])
+
+
+@pytest.mark.parametrize("delta", [1, 10, 200])
+def test_content_length_too_long_is_noticed_when_the_next_header_arrives(delta):
+    reader = FrameReader()
+    assert reader.feed(frame(request(5), length_delta=delta)) == []
+    assert reader.feed(frame(NEXT)) == [
+        Damaged("Content-Length longer than the message", 5), Message(NEXT)]
+
+
+@pytest.mark.parametrize("header", [b"Content-Type: x\r\n\r\n", b"Content-Length: x\r\n\r\n",
+                                    b"Content-Length: -4\r\n\r\n"])
+def test_missing_or_invalid_content_length(header):
+    out = read(header + json.dumps(request(5)).encode() + frame(NEXT))
+    assert out[-1] == Message(NEXT)
+    assert all(isinstance(m, Damaged) and m.request_id is None for m in out[:-1])
+
+
+def test_garbage_between_frames_is_skipped_and_reported_once():
+    out = read(frame(request(1)) + b"hello {\x00\xff garbage\r\n\r\n" + frame(NEXT))
+    assert out == [Message(request(1)), Damaged("bytes outside a frame"), Message(NEXT)]
+
+
+def test_a_bare_json_body_without_headers_does_not_swallow_the_next_frame():
+    out = read(json.dumps(request(1)).encode() + frame(NEXT))
+    assert out[-1] == Message(NEXT)
+
+
+def test_non_utf8_body_is_decoded_with_replacement_and_flagged():
+    body = b'{"jsonrpc": "2.0", "method": "m", "params": {"t": "\xff\xfe"}}'
+    out = read(b"Content-Length: %d\r\n\r\n" % len(body) + body + frame(NEXT))
+    assert out[0] == Message({"jsonrpc": "2.0", "method": "m", "params": {"t": "\ufffd\ufffd"}},
+                             utf8=False)
+    assert out[1] == Message(NEXT)
+
+
+def test_deep_nesting_is_damage_not_a_crash():
+    body = b"[" * 100000
+    out = read(b"Content-Length: %d\r\n\r\n" % len(body) + body + frame(NEXT))
+    assert out == [Damaged("invalid JSON", None), Message(NEXT)]
+
+
+def test_a_document_that_contains_a_content_length_header_is_one_message():
+    value = {"jsonrpc": "2.0", "method": "m",
+             "params": {"text": "Content-Length: 3\r\n\r\n{}" * 3}}
+    data = frame(value)
+    assert read(*[data[i : i + 7] for i in range(0, len(data), 7)]) == [Message(value)]
