@@ -25,7 +25,10 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         config, problem = _config(args.config), None
     except ConfigError as exc:  # the server still starts, tells the client, uses defaults
-        config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
+        if exc.usable is not None:
+            config, problem = exc.usable, f"lsp-coder: {exc}; using the default value"
+        else:
+            config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
     if args.tcp:
         try:
             host, port = parse_address(args.tcp)

@@ -8,9 +8,10 @@ Precedence, lowest first: the defaults below < a TOML file (``--config PATH``,
 
 from __future__ import annotations
 
+import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,19 +24,40 @@ else:  # pragma: no cover
 
 
 class ConfigError(ValueError):
-    """A config layer has a wrong type or an unknown key; the message names the key."""
+    """A config layer has a wrong type, an unknown key or a value out of range; the message
+    names the key.
+
+    ``usable`` is set when only values were out of range: the layer applied with each of those
+    keys left at its previous value.
+    """
+
+    def __init__(self, message: str, usable: Config | None = None) -> None:
+        super().__init__(message)
+        self.usable = usable
+
+
+def _ranged(default: int | float, low: int | float, high: int | float) -> Any:
+    """A field whose value must lie in ``[low, high]`` (checked before it reaches llama.cpp)."""
+    return field(default=default, metadata={"range": (low, high)})
+
+
+# llama.cpp's limits, found by trying them on a real model (tests/unit/test_config_ranges.py):
+MIN_N_CTX = 256  # below one 256-cell KV page llama.cpp asserts while reserving its graphs
+MIN_N_BATCH = 32  # ... and while reserving output buffers for every sequence
+MAX_N_SEQ = 64
+MAX_TOKENS_ANY = 1 << 20
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ModelConfig:
     path: str = ""
     draft_path: str = ""
-    n_ctx: int = 8192
-    n_batch: int = 512
-    n_ubatch: int = 512
-    n_seq_max: int = 8
-    n_threads: int = 0
-    n_gpu_layers: int = 0
+    n_ctx: int = _ranged(8192, MIN_N_CTX, MAX_TOKENS_ANY)
+    n_batch: int = _ranged(512, MIN_N_BATCH, 1 << 16)
+    n_ubatch: int = _ranged(512, MIN_N_BATCH, 1 << 16)
+    n_seq_max: int = _ranged(8, 1, MAX_N_SEQ)
+    n_threads: int = _ranged(0, 0, 1024)
+    n_gpu_layers: int = _ranged(0, -1, 100_000)
     use_mlock: bool = False
     use_mmap: bool = True
     use_extra_bufts: Literal["auto", "true", "false"] = "auto"
@@ -43,26 +65,26 @@ class ModelConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompletionConfig:
-    max_tokens: int = 96
-    max_lines: int = 8
-    temperature: float = 0.0
-    seed: int = 0
-    debounce_ms: int = 150
-    prefix_tokens: int = 1024
-    suffix_tokens: int = 256
-    extra_context_tokens: int = 256
+    max_tokens: int = _ranged(96, 1, 4096)
+    max_lines: int = _ranged(8, 1, 10_000)
+    temperature: float = _ranged(0.0, 0.0, 5.0)
+    seed: int = _ranged(0, 0, 2**32 - 1)
+    debounce_ms: int = _ranged(150, 0, 10_000)
+    prefix_tokens: int = _ranged(1024, 16, MAX_TOKENS_ANY)
+    suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
+    extra_context_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
-    inline_budget_ms: int = 1500
-    completion_budget_ms: int = 1500
+    inline_budget_ms: int = _ranged(1500, 0, 600_000)
+    completion_budget_ms: int = _ranged(1500, 0, 600_000)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CacheConfig:
     reuse: bool = True
-    block_size: int = 32
-    kv_budget_tokens: int = 0
+    block_size: int = _ranged(32, 4, 1024)
+    kv_budget_tokens: int = _ranged(0, 0, MAX_TOKENS_ANY)
     shift_reuse: bool = False
-    shift_min_tokens: int = 64
+    shift_min_tokens: int = _ranged(64, 1, MAX_TOKENS_ANY)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -72,8 +94,8 @@ class SpeculativeConfig:
     ngram: bool = True
     previous_suggestion: bool = True
     greedy_memory: bool = True
-    max_draft: int = 8
-    p_min: float = 0.5
+    max_draft: int = _ranged(8, 1, 64)
+    p_min: float = _ranged(0.5, 0.0, 1.0)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -125,9 +147,34 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
         raise ConfigError(f"{source}: expected a table of settings, got {type(layer).__name__}")
     merged = _merge(_converter.unstructure(config), layer)
     try:
-        return _converter.structure(merged, Config)
+        new = _converter.structure(merged, Config)
     except Exception as exc:  # cattrs wraps every failure
         raise ConfigError(f"{source}: {_describe(exc)}") from exc
+    usable, problems = _check_ranges(new, config)
+    if problems:
+        raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
+    return new
+
+
+def _check_ranges(config: Config, previous: Config) -> tuple[Config, list[str]]:
+    """``config`` with each out-of-range value put back to ``previous``'s, and what was wrong."""
+    problems: list[str] = []
+    sections: dict[str, Any] = {}
+    for section in fields(config):
+        value, before = getattr(config, section.name), getattr(previous, section.name)
+        fixed: dict[str, Any] = {}
+        for f in fields(value):
+            if "range" not in f.metadata:
+                continue
+            low, high = f.metadata["range"]
+            v = getattr(value, f.name)
+            if not (math.isfinite(v) and low <= v <= high):
+                problems.append(f"{section.name}.{f.name} = {v!r} is out of range"
+                                f" (allowed: {low} to {high})")
+                fixed[f.name] = getattr(before, f.name)
+        if fixed:
+            sections[section.name] = replace(value, **fixed)
+    return replace(config, **sections), problems
 
 
 def default_config_path() -> Path | None:

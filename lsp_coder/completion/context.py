@@ -12,6 +12,10 @@ CHARS_PER_TOKEN = 3
 WINDOW_QUANTUM_LINES = 16
 """Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
 
+LINE_QUANTUM_CHARS = 1024
+"""Within a cursor line too long for the budget, the window's edge moves in steps of this many
+characters."""
+
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
 
 
@@ -57,8 +61,13 @@ def split_document(text: str, offset: int, *, prefix_tokens: int,
         end += 1
     if end < len(below_lines):
         end = max(1, end // WINDOW_QUANTUM_LINES * WINDOW_QUANTUM_LINES)
-    suffix = "".join(below_lines[:end])
-    return PromptParts((), above, text[line_start:offset], suffix)
+    suffix = "".join(below_lines[:end])[:budget]  # the cursor line's rest may be too long
+    line_prefix = text[line_start:offset]
+    limit = prefix_tokens * CHARS_PER_TOKEN
+    if len(line_prefix) > limit:  # a very long line: keep the text just before the cursor
+        cut = -(-(len(line_prefix) - limit) // LINE_QUANTUM_CHARS) * LINE_QUANTUM_CHARS
+        line_prefix, above = line_prefix[cut:], ""
+    return PromptParts((), above, line_prefix, suffix)
 
 
 def wants_multiline(parts: PromptParts) -> bool:

@@ -89,16 +89,39 @@ class CompletionService:
         return target, draft
 
     def load(self, progress: Progress | None = None) -> str | None:
-        """Load the engine; returns an error message (and keeps serving empty) on failure."""
-        self.close()
+        """Load the engine from the config; returns an error message on failure.
+
+        Transactional: the new engine is loaded before the old one is closed, and on failure
+        the old one (if any) keeps serving. A draft model that cannot be used only costs the
+        draft (a warning in ``engine.warnings``).
+        """
         try:
-            target, draft = self.resolve_paths(progress)
-            self.engine = Engine(target, draft, self.config)
-            self.error = None
+            try:
+                target, draft = self.resolve_paths(progress)
+                draft_problem = None
+            except ModelUnavailable as exc:  # perhaps only the draft: retry without it
+                target, draft = self._target_only(progress), None
+                draft_problem = (f"draft model not used ({exc}); completing without a draft"
+                                 " model")
+            engine = Engine(target, draft, self.config)
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
-            self.error = f"lsp-coder: no model loaded: {exc}"
+            if self.engine is None:
+                self.error = f"lsp-coder: no model loaded: {exc}"
+            else:
+                self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
+                              f" with {self.engine.model.path.name}")
             log.error(self.error)
-        return self.error
+            return self.error
+        if draft_problem:
+            engine.warnings.append(draft_problem)
+        old, self.engine, self.error = self.engine, engine, None
+        if old is not None:
+            old.close()
+        return None
+
+    def _target_only(self, progress: Progress | None) -> Path:
+        mc = self.config.model
+        return check_model_file(mc.path) if mc.path else ensure_embedded(DEFAULT_TARGET, progress)
 
     def reconfigure(self, config: Config) -> bool:
         """Apply new settings; returns True when the model must be reloaded (call ``load``)."""

@@ -17,6 +17,7 @@ from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
 from .documents import word_start
+from .health import register_health_commands
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
@@ -49,7 +50,12 @@ class LspCoderServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
     async def load_model(self) -> None:
-        """Load (or reload) the model on the worker, reporting progress to the client."""
+        """Load (or reload) the model on the worker, reporting progress to the client;
+        completion requests wait meanwhile."""
+        with self.scheduler.model_loading():
+            await self._load_model()
+
+    async def _load_model(self) -> None:
         token = None
         if get_capability(self.client_capabilities, "window.work_done_progress", False):
             token = str(uuid.uuid4())
@@ -94,8 +100,11 @@ class LspCoderServer(LanguageServer):
         try:
             new = apply(self.config, layer or None, source)
         except ConfigError as exc:
-            self.tell(f"lsp-coder: {exc}; keeping the previous settings")
-            return False
+            if exc.usable is None:
+                self.tell(f"lsp-coder: {exc}; keeping the previous settings")
+                return False
+            self.tell(f"lsp-coder: {exc}; keeping the previous value")
+            new = exc.usable
         self.config = new
         return True
 
@@ -117,6 +126,7 @@ class LspCoderServer(LanguageServer):
 
 def build_server(base_config: Config, startup_problem: str | None = None) -> LspCoderServer:
     server = LspCoderServer(base_config)
+    register_health_commands(server)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:

@@ -69,6 +69,25 @@ class FrameReader:
                 return out
             scan_from = 0
 
+    def stalled(self) -> list[Message | Damaged]:
+        """The client went quiet in the middle of a body: it is waiting for an answer, so the
+        Content-Length was wrong. Answer what can be read and resynchronise."""
+        if self._need is None or len(self._buf) >= self._need or not self._buf:
+            return []
+        data = bytes(self._buf)
+        try:
+            message = _parse(data)
+        except ValueError:
+            at = data.lower().find(MARKER, 1)
+            if at < 0:
+                return []  # nothing to go on: perhaps only a slow client
+            self._need = None
+            self._buf = bytearray(data[at:])
+            return [Damaged("invalid JSON", _guess_request_id(data[:at]))] + self.feed(b"")
+        self._need = None
+        self._buf.clear()
+        return [Damaged("Content-Length longer than the message", _request_id(message))]
+
     # -- headers --------------------------------------------------------------------------------
 
     def _header(self, out: list[Message | Damaged]) -> bool:

@@ -115,7 +115,10 @@ class LspCoderProtocol(LanguageServerProtocol):
             what = "a request" if is_request_type else "a notification"
             return self._invalid(rid, f"{method} is {what}") if has_id else None
         try:
-            return self._converter.structure(value, kind)
+            message = self._converter.structure(value, kind)
+            if method == types.CANCEL_REQUEST and not _valid_id(message.params.id):
+                raise ValueError("the id to cancel must be an integer or a string")
+            return message
         except Exception as exc:
             reason = _describe(exc)
             if has_id:
@@ -136,7 +139,11 @@ class LspCoderProtocol(LanguageServerProtocol):
 
     def _error(self, rid: Any, code: int, message: str) -> None:
         log.warning("answered %s: %s", code, message)
-        self._send_response(rid, error=types.ResponseError(code=code, message=message))
+        if rid is None:  # JSON-RPC wants "id": null, which lsprotocol's converter would omit
+            self._send_data({"jsonrpc": "2.0", "id": None,
+                             "error": {"code": code, "message": message}})
+        else:
+            self._send_response(rid, error=types.ResponseError(code=code, message=message))
         return None
 
     # -- documents (our store replaces pygls's workspace copies) --------------------------------
@@ -193,4 +200,6 @@ def _describe(exc: Exception) -> str:
     """Where params do not fit their type, without echoing the values (they may be text)."""
     if isinstance(exc, cattrs.BaseValidationError):
         return "; ".join(cattrs.transform_error(exc, path="$"))
+    if isinstance(exc, ValueError):
+        return str(exc)
     return type(exc).__name__

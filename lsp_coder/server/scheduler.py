@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -51,6 +52,7 @@ class Scheduler:
         self._recent_latency_ms = 1000.0
         self._jobs = 0
         self._jobs_lock = threading.Lock()
+        self._loading: asyncio.Future | None = None  # done when the model (re)load ends
 
     # -- worker access --------------------------------------------------------------------------
 
@@ -64,6 +66,19 @@ class Scheduler:
         if running is not None:
             running.token.set()
         self._worker.shutdown(wait=False, cancel_futures=True)
+
+    @contextmanager
+    def model_loading(self):
+        """While the block runs, completion requests wait for the model instead of being
+        answered empty (they are still superseded and cancelled as usual)."""
+        done = asyncio.get_running_loop().create_future()
+        self._loading = done
+        try:
+            yield
+        finally:
+            done.set_result(None)
+            if self._loading is done:
+                self._loading = None
 
     @property
     def busy(self) -> bool:
@@ -116,6 +131,10 @@ class Scheduler:
         self._pending[req.uri] = pending
         outcome = "ok"
         try:
+            loading = self._loading
+            if loading is not None:
+                await asyncio.wait((pending.answer, loading),
+                                   return_when=asyncio.FIRST_COMPLETED)
             delay = self.debounce_s(req.uri)
             if delay > 0:
                 try:

@@ -21,6 +21,7 @@ from .lifecycle import watch_parent
 log = logging.getLogger(__name__)
 
 READ_SIZE = 65536
+STALL_S = 0.5  # a client quiet this long in the middle of a frame is waiting for us
 
 
 class _Writer:
@@ -50,6 +51,7 @@ class Session:
         self.stop_work = stop_work
         self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self.protocol.on_exit = self.finish
+        self._stall: asyncio.TimerHandle | None = None
 
     def writer(self, write: Callable[[bytes], Any]) -> _Writer:
         return _Writer(write, lambda: self.finish(None))
@@ -60,7 +62,14 @@ class Session:
             log.info("the client closed the stream")
             self.finish(None)
             return
-        for item in self.reader.feed(data):
+        self._deliver(self.reader.feed(data))
+        if self._stall is not None:
+            self._stall.cancel()
+        self._stall = asyncio.get_running_loop().call_later(
+            STALL_S, lambda: self._deliver(self.reader.stalled()))
+
+    def _deliver(self, items: list) -> None:
+        for item in items:
             if self.done.done():
                 return
             try:
@@ -84,12 +93,15 @@ class Session:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.finish, None)
-        watcher = asyncio.ensure_future(watch_parent(
-            lambda: getattr(self.server, "process_id", None), lambda: self.finish(None)))
+        tasks = [asyncio.ensure_future(watch_parent(
+            lambda: getattr(self.server, "process_id", None), lambda: self.finish(None)))]
+        if (loop_watch := getattr(self.server, "loop_watch", None)) is not None:
+            tasks.append(asyncio.ensure_future(loop_watch.run()))
         try:
             return await self.done
         finally:
-            watcher.cancel()
+            for task in tasks:
+                task.cancel()
 
 
 def _run(main: Callable[[], Any]) -> int:

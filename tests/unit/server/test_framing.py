@@ -100,3 +100,26 @@ def test_a_document_that_contains_a_content_length_header_is_one_message():
              "params": {"text": "Content-Length: 3\r\n\r\n{}" * 3}}
     data = frame(value)
     assert read(*[data[i : i + 7] for i in range(0, len(data), 7)]) == [Message(value)]
+
+
+def test_a_stalled_body_too_long_is_answered_with_its_id():
+    reader = FrameReader()
+    assert reader.feed(frame(request(5), length_delta=50)) == []
+    assert reader.stalled() == [Damaged("Content-Length longer than the message", 5)]
+    assert reader.feed(frame(NEXT)) == [Message(NEXT)]
+
+
+def test_a_stalled_damaged_body_resynchronises_on_the_header_inside_it():
+    reader = FrameReader()
+    body = b'{"jsonrpc": "2.0", "id": 4, "method": "x", "params": {"a": "b}}'  # a quote lost
+    head = b"Content-Length: %d\r\n\r\n" % (len(body) + 500)
+    assert reader.feed(head + body + frame(NEXT)) == []  # NEXT's header is not past the end
+    assert reader.stalled() == [Damaged("invalid JSON", 4), Message(NEXT)]
+
+
+def test_a_slow_client_is_not_cut_off():
+    reader = FrameReader()
+    data = frame(request(5))
+    assert reader.feed(data[:-5]) == []
+    assert reader.stalled() == []
+    assert reader.feed(data[-5:]) == [Message(request(5))]
