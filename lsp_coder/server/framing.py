@@ -109,20 +109,19 @@ class FrameReader:
         lines = [line.rstrip(b"\r") for line in lines]
         if not all(_HEADER_LINE.fullmatch(line) for line in lines):
             return self._skip(out, "bytes outside a frame")
-        self._skipping = False
         length = None
-        for line in lines:
+        for line in lines:  # the last one counts: an earlier one may be a damaged frame's
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":
                 value = value.strip()
                 length = int(value) if value.isdigit() else -1
-                break
-        del buf[: end.end()]
         if length is None or length < 0 or length > MAX_BODY_BYTES:
+            # The body cannot be delimited: look for the next header (which may even be
+            # inside this header's damaged value).
             what = "missing" if length is None else "not a valid size"
-            out.append(Damaged(f"Content-Length {what}"))
-            self._skipping = True  # the body that follows is unreadable
-            return True
+            return self._skip(out, f"Content-Length {what}")
+        self._skipping = False
+        del buf[: end.end()]
         self._need = length
         return True
 
@@ -147,6 +146,10 @@ class FrameReader:
         need = self._need
         assert need is not None
         buf = self._buf
+        if need and bytes(buf[: len(MARKER)]).lower() == MARKER:
+            out.append(Damaged("a header where the body should be"))  # the body never came
+            self._need = None
+            return True
         if len(buf) < need:
             # A Content-Length too long swallows the next frame's header: notice it as soon as
             # a complete JSON value is followed by one, instead of waiting for bytes that never

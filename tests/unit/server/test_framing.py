@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lsp_coder.server.framing import Damaged, FrameReader, Message
 
@@ -123,3 +125,47 @@ def test_a_slow_client_is_not_cut_off():
     assert reader.feed(data[:-5]) == []
     assert reader.stalled() == []
     assert reader.feed(data[-5:]) == [Message(request(5))]
+
+
+def test_a_header_without_its_blank_line_does_not_swallow_the_next_frame():
+    out = read(b"Content-Length: 12" + frame(NEXT))
+    assert out == [Damaged("Content-Length not a valid size"), Message(NEXT)]
+
+
+MUTATIONS = st.one_of(
+    st.tuples(st.just("flip"), st.integers(0, 10_000), st.integers(1, 255)),
+    st.tuples(st.just("delete"), st.integers(0, 10_000), st.integers(1, 40)),
+    st.tuples(st.just("insert"), st.integers(0, 10_000), st.binary(min_size=1, max_size=20)),
+    st.tuples(st.just("truncate"), st.integers(0, 10_000), st.none()),
+)
+
+
+def mutate(data: bytes, mutation) -> bytes:
+    kind, at, arg = mutation
+    at %= len(data)
+    if kind == "flip":
+        return data[:at] + bytes([data[at] ^ arg]) + data[at + 1 :]
+    if kind == "delete":
+        return data[:at] + data[at + arg :]
+    if kind == "insert":
+        return data[:at] + arg + data[at:]
+    return data[:at]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(MUTATIONS, min_size=1, max_size=3), st.integers(1, 64))
+def test_after_any_corruption_the_next_request_is_answered(mutations, chunk):
+    data = frame({"jsonrpc": "2.0", "id": 5, "method": "textDocument/completion",
+                  "params": {"textDocument": {"uri": "file:///a.py"},
+                             "position": {"line": 1, "character": 4}}})
+    for mutation in mutations:
+        data = mutate(data, mutation) or b"x"
+    reader = FrameReader()
+    out = []
+    for i in range(0, len(data), chunk):
+        out += reader.feed(data[i : i + chunk])
+    out += reader.feed(frame(NEXT))
+    out += reader.stalled()
+    answered = [m for m in out if m == Message(NEXT) or (isinstance(m, Damaged)
+                                                         and m.request_id == 99)]
+    assert len(answered) == 1, out
