@@ -52,8 +52,11 @@ class LspCoderServer(LanguageServer):
     async def load_model(self) -> None:
         """Load (or reload) the model on the worker, reporting progress to the client;
         completion requests wait meanwhile."""
-        with self.scheduler.model_loading():
+        self.scheduler.begin_loading()
+        try:
             await self._load_model()
+        finally:
+            self.scheduler.end_loading()
 
     async def _load_model(self) -> None:
         token = None
@@ -132,6 +135,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
         ls.apply_settings(params.initialization_options, "initializationOptions")
         ls.service.config = ls.config
+        ls.scheduler.begin_loading()  # the model loads once the client says "initialized"
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:

@@ -13,7 +13,6 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -67,18 +66,16 @@ class Scheduler:
             running.token.set()
         self._worker.shutdown(wait=False, cancel_futures=True)
 
-    @contextmanager
-    def model_loading(self):
-        """While the block runs, completion requests wait for the model instead of being
-        answered empty (they are still superseded and cancelled as usual)."""
-        done = asyncio.get_running_loop().create_future()
-        self._loading = done
-        try:
-            yield
-        finally:
-            done.set_result(None)
-            if self._loading is done:
-                self._loading = None
+    def begin_loading(self) -> None:
+        """From now until ``end_loading``, completion requests wait for the model instead of
+        being answered empty (they are still superseded and cancelled as usual)."""
+        if self._loading is None or self._loading.done():
+            self._loading = asyncio.get_running_loop().create_future()
+
+    def end_loading(self) -> None:
+        if self._loading is not None and not self._loading.done():
+            self._loading.set_result(None)
+        self._loading = None
 
     @property
     def busy(self) -> bool:
