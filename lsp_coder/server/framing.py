@@ -20,7 +20,8 @@ MAX_BODY_BYTES = 512 * 2**20
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _NAME = rb"[A-Za-z0-9!#$%&'*+.^_`|~-]"  # an HTTP header field name's characters
 _HEADER_LINE = re.compile(_NAME + rb"+:[ \t]*[^\r\n]*")
-_HEADER_PREFIX = re.compile(rb"(?:" + _NAME + rb"+:[^\r\n]*\r?\n)*" + _NAME + rb"*(?::[^\r\n]*)?\r?")
+_HEADER_PREFIX = re.compile(  # complete header lines, then the start of one
+    rb"(?:" + _NAME + rb"+:[^\r\n]*\r?\n)*" + _NAME + rb"*(?::[^\r\n]*)?\r?")
 # Strings (skipped whole) and the punctuation that tracks depth and keys, for finding the id of
 # a message that is not valid JSON.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
