@@ -12,9 +12,8 @@ kept incrementally, so an edit costs the edit plus a shift of the later line sta
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from itertools import accumulate
 
+import numpy as np
 from lsprotocol import types
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
@@ -41,12 +40,15 @@ def from_units(units: str) -> str:
     return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def _line_starts(units: str, base: int = 0) -> list[int]:
-    """Offsets (plus ``base``) just after each line break in ``units``."""
-    if "\r" not in units:
-        parts = units.split("\n")
-        return list(accumulate((len(p) + 1 for p in parts[:-1]), initial=base))[1:]
-    return [m.end() + base for m in _BREAK.finditer(units)]
+def _line_starts(units: str, base: int = 0) -> np.ndarray:
+    """Offsets (plus ``base``) just after each line break in ``units``, in order."""
+    if "\r" in units:
+        return np.fromiter((m.end() + base for m in _BREAK.finditer(units)), dtype=np.int64)
+    if units.isascii():
+        raw = np.frombuffer(units.encode("ascii"), dtype=np.uint8)
+    else:
+        raw = np.frombuffer(units.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.flatnonzero(raw == 10).astype(np.int64) + (base + 1)
 
 
 class Document:
@@ -59,7 +61,7 @@ class Document:
         self.language_id = language_id
         self.encoding = encoding
         self._units = to_units(text)
-        self._starts = _line_starts(self._units)  # line k (k >= 1) starts at _starts[k - 1]
+        self._line_index: np.ndarray | None = None  # built on first use (not in didOpen)
 
     @property
     def text(self) -> str:
@@ -72,6 +74,13 @@ class Document:
         return self._units
 
     @property
+    def _starts(self) -> np.ndarray:
+        """Line k (k >= 1) starts at ``_starts[k - 1]``."""
+        if self._line_index is None:
+            self._line_index = _line_starts(self._units)
+        return self._line_index
+
+    @property
     def line_count(self) -> int:
         return len(self._starts) + 1
 
@@ -79,9 +88,9 @@ class Document:
 
     def _line_bounds(self, line: int) -> tuple[int, int]:
         """Start and end (before the line break) of ``line`` in units."""
-        start = 0 if line == 0 else self._starts[line - 1]
+        start = 0 if line == 0 else int(self._starts[line - 1])
         if line < len(self._starts):
-            end = self._starts[line] - 1
+            end = int(self._starts[line]) - 1
             if end > start and self._units[end] == "\n" and self._units[end - 1] == "\r":
                 end -= 1
         else:
@@ -111,8 +120,8 @@ class Document:
         """The position the client means: past a line's end is its end, past the document's
         end is the document's end."""
         offset = self.unit_offset(position)
-        line = bisect_right(self._starts, offset)
-        start = 0 if line == 0 else self._starts[line - 1]
+        line = int(np.searchsorted(self._starts, offset, side="right"))
+        start = 0 if line == 0 else int(self._starts[line - 1])
         return types.Position(line=line, character=self.client_units(
             from_units(self._units[start:offset])))
 
@@ -137,7 +146,7 @@ class Document:
         new = to_units(change.text)
         if not isinstance(change, types.TextDocumentContentChangePartial):
             self._units = new
-            self._starts = _line_starts(new)
+            self._line_index = None
             return
         start = self.unit_offset(change.range.start)
         end = self.unit_offset(change.range.end)
@@ -151,12 +160,13 @@ class Document:
         delta = len(new) - (end - start)
         # A line start p depends on the units at p - 1 and p: starts up to `start - 1` are
         # untouched, starts after `end` only shift, those in between are found again.
-        lo = bisect_left(self._starts, start)
-        hi = bisect_right(self._starts, end)
+        starts = self._starts
+        lo = int(np.searchsorted(starts, start, side="left"))
+        hi = int(np.searchsorted(starts, end, side="right"))
         lo_text = max(0, start - 1)
-        window = self._units[lo_text : start + len(new) + 1]
-        found = [p for p in _line_starts(window, lo_text) if start <= p <= start + len(new)]
-        self._starts[lo:] = found + [p + delta for p in self._starts[hi:]]
+        found = _line_starts(self._units[lo_text : start + len(new) + 1], lo_text)
+        found = found[(found >= start) & (found <= start + len(new))]
+        self._line_index = np.concatenate((starts[:lo], found, starts[hi:] + delta))
 
 
 class DocumentStore:

@@ -78,8 +78,8 @@ class LspCoderProtocol(LanguageServerProtocol):
             if has_id:
                 return self._error(rid, PARSE_ERROR, f"Parse error: {method}: not UTF-8")
             log.warning("%s: not UTF-8; invalid bytes replaced by U+FFFD", method)
-        if method == types.EXIT:
-            return self._typed(value, method, has_id=False)
+        if method == types.EXIT:  # honoured whatever else the message says
+            return types.ExitNotification(jsonrpc="2.0")
         if self._shutdown:
             if has_id:
                 return self._error(rid, INVALID_REQUEST, f"{method}: the server is shut down")

@@ -111,10 +111,10 @@ def test_a_5_mb_document(srv):
     s = Session(srv, text)
     s.edit((200_000, 0), (200_000, 0), "# edited\n")
     s.edit((390_000, 4), (390_001, 0), "")
-    s.assert_same()
     s.complete(200_001, 0)
     s.complete(390_000, 4)
-    assert loop_block_ms(srv) < MAX_LOOP_BLOCK_MS
+    assert loop_block_ms(srv) < MAX_LOOP_BLOCK_MS  # before the 5 MB debug answer below
+    s.assert_same()
 
 
 def test_full_text_replacement_and_close(srv):
