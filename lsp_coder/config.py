@@ -41,10 +41,11 @@ def _ranged(default: int | float, low: int | float, high: int | float) -> Any:
     return field(default=default, metadata={"range": (low, high)})
 
 
-# llama.cpp's limits, found by trying them on a real model (tests/unit/test_config_ranges.py):
-MIN_N_CTX = 256  # below one 256-cell KV page llama.cpp asserts while reserving its graphs
-MIN_N_BATCH = 32  # ... and while reserving output buffers for every sequence
-MAX_N_SEQ = 64
+# llama.cpp's limits, found by trying them on a model (tests/unit/engine/test_llama_limits.py):
+# it aborts the process (GGML_ASSERT n_outputs_max) unless n_ctx and n_batch are at least
+# n_seq_max, and refuses more than 256 sequences. n_ctx >= 256 >= n_seq_max always holds.
+MIN_N_CTX = 256
+MAX_N_SEQ = 256
 MAX_TOKENS_ANY = 1 << 20
 
 
@@ -53,8 +54,8 @@ class ModelConfig:
     path: str = ""
     draft_path: str = ""
     n_ctx: int = _ranged(8192, MIN_N_CTX, MAX_TOKENS_ANY)
-    n_batch: int = _ranged(512, MIN_N_BATCH, 1 << 16)
-    n_ubatch: int = _ranged(512, MIN_N_BATCH, 1 << 16)
+    n_batch: int = _ranged(512, 1, 1 << 16)  # and at least n_seq_max
+    n_ubatch: int = _ranged(512, 1, 1 << 16)
     n_seq_max: int = _ranged(8, 1, MAX_N_SEQ)
     n_threads: int = _ranged(0, 0, 1024)
     n_gpu_layers: int = _ranged(0, -1, 100_000)
@@ -65,7 +66,7 @@ class ModelConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompletionConfig:
-    max_tokens: int = _ranged(96, 1, 4096)
+    max_tokens: int = _ranged(96, 1, 4096)  # and at most half the KV cache
     max_lines: int = _ranged(8, 1, 10_000)
     temperature: float = _ranged(0.0, 0.0, 5.0)
     seed: int = _ranged(0, 0, 2**32 - 1)
@@ -151,6 +152,8 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
     except Exception as exc:  # cattrs wraps every failure
         raise ConfigError(f"{source}: {_describe(exc)}") from exc
     usable, problems = _check_ranges(new, config)
+    usable, more = _check_relations(usable, config)
+    problems += more
     if problems:
         raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
     return new
@@ -175,6 +178,25 @@ def _check_ranges(config: Config, previous: Config) -> tuple[Config, list[str]]:
         if fixed:
             sections[section.name] = replace(value, **fixed)
     return replace(config, **sections), problems
+
+
+def _check_relations(config: Config, previous: Config) -> tuple[Config, list[str]]:
+    """Limits between keys; a broken one puts the keys involved back to ``previous``'s."""
+    problems: list[str] = []
+    mc, cc = config.model, config.completion
+    if mc.n_batch < mc.n_seq_max:
+        problems.append(f"model.n_batch = {mc.n_batch} must be at least model.n_seq_max ="
+                        f" {mc.n_seq_max} (llama.cpp needs an output row per sequence)")
+        mc = replace(mc, n_batch=previous.model.n_batch, n_seq_max=previous.model.n_seq_max)
+    kv = min(config.cache.kv_budget_tokens or mc.n_ctx, mc.n_ctx)
+    if cc.max_tokens > kv // 2:
+        problems.append(f"completion.max_tokens = {cc.max_tokens} must be at most half the KV"
+                        f" cache ({kv // 2}; model.n_ctx, cache.kv_budget_tokens)")
+        cc = replace(cc, max_tokens=previous.completion.max_tokens)
+        mc = replace(mc, n_ctx=previous.model.n_ctx)
+        config = replace(config, cache=replace(
+            config.cache, kv_budget_tokens=previous.cache.kv_budget_tokens))
+    return replace(config, model=mc, completion=cc), problems
 
 
 def default_config_path() -> Path | None:
