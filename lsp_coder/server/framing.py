@@ -246,6 +246,10 @@ def _guess_request_id(body: bytes) -> int | str | None:
                 value = _ID_VALUE.match(after, 1)
                 if value is None:
                     return None
-                found_id = int(value.group(1)) if value.group(1) else json.loads(value.group(2))
+                try:
+                    found_id = (int(value.group(1)) if value.group(1)
+                                else json.loads(value.group(2)))
+                except ValueError:  # an invalid escape or control character
+                    return None
         previous = tok
     return found_id if has_method else None

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import attrs
 import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .document_store import DocumentStore
@@ -145,6 +146,15 @@ class LspCoderProtocol(LanguageServerProtocol):
         else:
             self._send_response(rid, error=types.ResponseError(code=code, message=message))
         return None
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """As pygls's, but an error the handler means (bad params, unknown command) is answered
+        and logged in one line, without a traceback."""
+        if not future.cancelled() and isinstance(error := future.exception(), JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            self._error(msg_id, error.code, error.message)
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     # -- documents (our store replaces pygls's workspace copies) --------------------------------
 

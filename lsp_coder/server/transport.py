@@ -62,11 +62,19 @@ class Session:
             log.info("the client closed the stream")
             self.finish(None)
             return
-        self._deliver(self.reader.feed(data))
+        self._deliver(self._read(self.reader.feed, data))
         if self._stall is not None:
             self._stall.cancel()
         self._stall = asyncio.get_running_loop().call_later(
-            STALL_S, lambda: self._deliver(self.reader.stalled()))
+            STALL_S, lambda: self._deliver(self._read(self.reader.stalled)))
+
+    def _read(self, step: Callable, *args: Any) -> list:
+        try:
+            return step(*args)
+        except Exception:  # a bug in the reader must not make the server deaf
+            log.exception("the frame reader failed; starting afresh")
+            self.reader = FrameReader()
+            return []
 
     def _deliver(self, items: list) -> None:
         for item in items:

@@ -69,7 +69,7 @@ INVALID_PARAMS = [
     ("position.character", 2**40),
     ("position", MISSING),
     ("textDocument", MISSING),
-    ("textDocument.uri", 5),
+    ("textDocument", "file:///x.py"),
 ]
 
 

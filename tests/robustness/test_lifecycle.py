@@ -81,7 +81,9 @@ def test_signals_end_the_process_quietly(fresh, sig):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, None])
 def test_ending_mid_generation(fresh, tiny_qwen, sig):
     srv = fresh()
-    srv.initialize(tiny_options(tiny_qwen, max_tokens=4096, max_lines=10_000))
+    options = tiny_options(tiny_qwen, max_tokens=4096, max_lines=10_000)
+    options["model"]["n_ctx"] = 8192
+    srv.initialize(options)
     srv.wait_for_model()
     uri = "file:///tmp/long.py"
     srv.notify("textDocument/didOpen", {"textDocument": {

@@ -169,3 +169,24 @@ def test_after_any_corruption_the_next_request_is_answered(mutations, chunk):
     answered = [m for m in out if m == Message(NEXT) or (isinstance(m, Damaged)
                                                          and m.request_id == 99)]
     assert len(answered) == 1, out
+
+
+def test_an_id_with_an_invalid_escape_is_not_guessed():
+    body = b'{"jsonrpc": "2.0", "id": "\\q", "method": "x", oops}'
+    bad = b"Content-Length: %d\r\n\r\n" % len(body) + body
+    assert read(bad + frame(NEXT)) == [Damaged("invalid JSON", None), Message(NEXT)]
+
+
+def test_every_single_byte_corruption_leaves_the_next_request_answered():
+    good = frame({"jsonrpc": "2.0", "id": "r1", "method": "textDocument/inlineCompletion",
+                  "params": {"textDocument": {"uri": "file:///a.py"},
+                             "position": {"line": 3, "character": 8}}})
+    reader = FrameReader()  # one reader through all of them: no state may stick
+    for at in range(len(good)):
+        for data in (good[:at] + good[at + 1 :], good[:at] + b"\x00" + good[at:],
+                     *(good[:at] + bytes([good[at] ^ bit]) + good[at + 1 :]
+                       for bit in (1, 2, 4, 8, 16, 32, 64, 128))):
+            out = reader.feed(data) + reader.feed(frame(NEXT))
+            if Message(NEXT) not in out:
+                out += reader.stalled()
+            assert Message(NEXT) in out or Damaged("invalid JSON", 99) in out, (data, out)
