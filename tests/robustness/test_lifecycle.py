@@ -144,7 +144,7 @@ def _initialize_over(host: str, port: int) -> dict:
         while b"\r\n\r\n" not in data:
             data += sock.recv(65536)
         head, body = data.split(b"\r\n\r\n", 1)
-        length = int(head.split(b":")[1])
+        length = int(re.search(rb"Content-Length: *(\d+)", head).group(1))
         while len(body) < length:
             body += sock.recv(65536)
         sock.sendall(frame({"jsonrpc": "2.0", "method": "exit"}))
