@@ -105,6 +105,8 @@ class CompletionService:
                                  " model")
             engine = Engine(target, draft, self.config)
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
+            if "config" not in str(exc):
+                exc = f"{exc} (fix [model] path in the config)"
             if self.engine is None:
                 self.error = f"lsp-coder: no model loaded: {exc}"
             else:
