@@ -18,8 +18,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..tools.session import Session
-from .trace import default_files, make_trace
+from ..client.session import Session
+from ..client.trace import default_files, make_trace
 
 DOCUMENT_NAMES = 20
 """Passes cycle over this many document names, so closed documents' state must be freed."""
