@@ -100,11 +100,38 @@ class SpeculativeConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class FimStrings:
+    """An explicit FIM template as text (``backend.fim_template = {prefix = ..., ...}``)."""
+
+    prefix: str = ""
+    suffix: str = ""
+    middle: str = ""
+    file_sep: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BackendConfig:
+    """Where completions are computed: in this process, or on a shared serving engine."""
+
+    kind: Literal["local", "llama-server", "openai", "ollama"] = "local"
+    url: str = ""
+    model: str = ""
+    fim_template: str | FimStrings = "auto"
+    api_key_env: str = ""
+    timeout_ms: int = 5000
+    tls_verify: bool = True
+    ca_file: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    token_counts: Literal["auto", "endpoint", "vocab", "estimate"] = "auto"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     speculative: SpeculativeConfig = field(default_factory=SpeculativeConfig)
+    backend: BackendConfig = field(default_factory=BackendConfig)
 
 
 def _strict(kind: type):
@@ -121,6 +148,17 @@ def _strict(kind: type):
 _converter = cattrs.Converter(forbid_extra_keys=True)
 for _kind in (bool, int, float, str):
     _converter.register_structure_hook(_kind, _strict(_kind))
+
+
+def _fim_template(value: Any, _type: Any) -> str | FimStrings:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return _converter.structure(value, FimStrings)
+    raise TypeError(f"expected a family name or a table of strings, got {value!r}")
+
+
+_converter.register_structure_hook_func(lambda t: t == (str | FimStrings), _fim_template)
 
 
 def _merge(base: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:

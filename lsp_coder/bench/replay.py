@@ -80,6 +80,9 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="instead: N keystrokes against one server, RSS sampled (a leak check)")
     p.add_argument("--soak-every", type=int, default=500, metavar="K",
                    help="sample RSS and latency every K keys of --soak")
+    from .team import add_team_arguments
+
+    add_team_arguments(p)
 
 
 def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
@@ -337,6 +340,13 @@ def _speculation_report(name: str, on: dict[str, Any], off: dict[str, Any],
 
 
 def bench_main(args: argparse.Namespace) -> int:
+    if args.backend:
+        from .team import TEAM_FILES, team_main
+
+        stdlib = default_files()[0].parent if default_files() else None
+        files = args.files or [stdlib / name for name in TEAM_FILES
+                               if stdlib is not None and (stdlib / name).is_file()]
+        return team_main(args, files)
     if args.fim:
         from ..config import Config, apply
         from .fim_layouts import measure, report

@@ -13,22 +13,28 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
+from ..backends.base import Backend, FimQuery
+from ..backends.factory import BackendConfigError, remote_backend
+from ..backends.fim_text import TemplateError
+from ..backends.health import Notify
+from ..backends.remote import RemoteBackend
 from ..config import Config
 from ..engine.engine import Engine
-from ..engine.generator import GenerateRequest, RequestStats
+from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
 from ..model_files import ModelUnavailable, Progress, resolve_model_paths
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
-from .fim import build_prompt, resolve_layout
+from .local_backend import LocalBackend
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
 __all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
 
 log = logging.getLogger(__name__)
 
-PROMPT_SLACK_TOKENS = 8
-"""KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
+NOT_STORED = ("cancelled", "backend_error", "backend_down")
+"""Stop reasons whose text does not go into the suggestion cache."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +73,22 @@ class CompletionService:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.engine: Engine | None = None
+        self.backend: Backend | None = None
         self.error: str | None = None
         self.suggestions = SuggestionCache()
         self.extra = ExtraContext()
+        self.notify: Notify | None = None
+        """Where a remote backend's one-per-outage messages go (the server sets it)."""
+
+    @property
+    def engine(self) -> Engine | None:
+        """The in-process engine when ``[backend] kind = "local"`` and it loaded."""
+        return self.backend.engine if isinstance(self.backend, LocalBackend) else None
+
+    @property
+    def remote(self) -> RemoteBackend | None:
+        """The serving engine's HTTP backend when one is configured."""
+        return self.backend if isinstance(self.backend, RemoteBackend) else None
 
     # -- model lifecycle (worker thread) --------------------------------------------------------
 
@@ -81,6 +99,9 @@ class CompletionService:
         the old one (if any) keeps serving. A draft model that cannot be used only costs the
         draft (a warning in ``engine.warnings``).
         """
+        if self.config.backend.kind != "local":
+            self.close()
+            return self._connect()
         try:
             try:
                 target, draft = resolve_model_paths(self.config, progress)
@@ -94,33 +115,44 @@ class CompletionService:
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
             if "config" not in str(exc):
                 exc = f"{exc} (fix [model] path in the config)"
-            if self.engine is None:
+            if self.backend is None:
                 self.error = f"lsp-coder: no model loaded: {exc}"
             else:
                 self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
-                              f" with {self.engine.model.path.name}")
+                              " with the previous one")
             log.error(self.error)
             return self.error
         if draft_problem:
             engine.warnings.append(draft_problem)
-        old, self.engine, self.error = self.engine, engine, None
+        old = self.backend
+        self.backend, self.error = LocalBackend(engine, lambda: self.config), None
         if old is not None:
             old.close()
         return None
 
+    def _connect(self) -> str | None:
+        """Use the configured serving engine: no local model is loaded or assembled."""
+        try:
+            self.backend = remote_backend(self.config, self.notify)
+            self.error = None
+        except (BackendConfigError, TemplateError, OSError, ValueError) as exc:
+            self.error = f"lsp-coder: no backend: {exc}"
+            log.error(self.error)
+        return self.error
+
     def close(self) -> None:
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
 
     @property
     def loaded(self) -> bool:
-        """Whether a model is loaded."""
-        return self.engine is not None
+        """Whether a model is loaded (or a serving engine configured)."""
+        return self.backend is not None
 
     def describe(self) -> dict[str, Any]:
         """The loaded model's figures and warnings (``Engine.describe``); {} without one."""
-        return self.engine.describe() if self.engine is not None else {}
+        return self.backend.describe() if self.backend is not None else {}
 
     # -- settings and documents (event loop) ----------------------------------------------------
 
@@ -133,7 +165,8 @@ class CompletionService:
         old = self.config
         self.config = config
         return config.model != old.model or config.cache != old.cache or (
-            config.speculative.draft_model != old.speculative.draft_model)
+            config.speculative.draft_model != old.speculative.draft_model) or (
+            config.backend != old.backend)
 
     def forget(self, uri: str) -> None:
         """A document closed: drop its suggestions and its place in the extra context."""
@@ -141,15 +174,20 @@ class CompletionService:
         self.extra.forget(uri)
 
     def snapshot(self) -> dict[str, Any]:
-        """Whether a model is loaded, the load error, and the prefix cache's KV use.
+        """Whether a model is loaded, the load error, the backend, and the KV cache's use.
 
-        Keys: ``model_loaded``, ``error`` and, with a model, ``kv_used_bytes``,
-        ``kv_budget_bytes``, ``kv_evicted_blocks`` (see ``engine.MemoryStats``).
+        Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
+        (its kind; for a serving engine its URL, health, requests and the cached-prompt
+        fraction it reports) and, with a local model, ``kv_used_bytes``, ``kv_budget_bytes``,
+        ``kv_evicted_blocks`` (see ``engine.MemoryStats``).
         """
         engine = self.engine
-        out: dict[str, Any] = {"model_loaded": engine is not None, "error": self.error}
+        out: dict[str, Any] = {"model_loaded": self.backend is not None, "error": self.error}
         if engine is not None:
             out.update(asdict(engine.memory_stats()))
+        remote = self.remote
+        out["backend"] = (remote.describe() if remote is not None
+                          else {"kind": self.config.backend.kind})
         return out
 
     # -- completion -----------------------------------------------------------------------------
@@ -179,47 +217,35 @@ class CompletionService:
             The full (postprocessed) suggestion; empty when there is no model or nothing to say.
         """
         start = time.perf_counter()
-        engine = self.engine
-        if engine is None:
+        backend = self.backend
+        if backend is None:
             return Suggestion("", stop_reason="no_model")
-        config = self.config  # one version of the settings for the whole request
-        if engine.config is not config:
-            engine.update(config)
-        cc = config.completion
-        prefix_tokens, suffix_tokens, extra_tokens = _fit_budgets(
-            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens,
-            engine.cache.budget - cc.max_tokens - PROMPT_SLACK_TOKENS)
+        cc = self.config.completion
+        prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
+            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens)
         self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
         extra = self.extra.chunks(req.uri, extra_tokens)
         parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
+        if backend.kind != "local":  # the local engine holds its token prompt to the budgets
+            parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
+                              suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
         multiline = wants_multiline(parts)
-        prompt = build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
-                              prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
-                              extra_tokens=extra_tokens,
-                              layout=resolve_layout(cc.fim_layout, engine.architecture))
         max_lines = cc.max_lines if multiline else 1
         ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
                             multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
-        gen = GenerateRequest(
-            prompt=prompt.tokens,
-            max_tokens=cc.max_tokens,
-            temperature=cc.temperature,
-            seed=cc.seed,
-            hint=engine.tokenize(prompt.heal + hint) if hint else [],
-            corpus=engine.tokenize(self.suggestions.latest(req.uri)),
-            heal=prompt.heal,
-            stop=_line_limit(max_lines),
-            speculative=config.speculative.enabled,
-            cancelled=cancelled,
-            on_text=early.on_text if answer_early is not None else None,
-        )
-        result = engine.generate(gen)
+        result = backend.complete(FimQuery(
+            uri=req.uri, above=parts.above, line_prefix=parts.line_prefix, suffix=parts.suffix,
+            extra=parts.extra, prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+            extra_tokens=extra_tokens, max_tokens=cc.max_tokens, temperature=cc.temperature,
+            seed=cc.seed, stop=_line_limit(max_lines), budget_ms=req.budget_ms,
+            cancelled=cancelled, on_text=early.on_text if answer_early is not None else None,
+            hint=hint, corpus=self.suggestions.latest(req.uri)))
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
-        if result.stop_reason != "cancelled" and text:
+        if result.stop_reason not in NOT_STORED and text:
             prefix, rest_of_line = _around_cursor(req.text, req.offset)
             self.suggestions.store(req.uri, prefix, rest_of_line, text)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
@@ -258,15 +284,6 @@ class _EarlyAnswer:
         self.sent = True
         self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
                              stop_reason="time_box"))
-
-
-def _fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:
-    """Scale the prompt's token budgets down together when they exceed the KV room."""
-    total = prefix + suffix + extra
-    if total <= room:
-        return prefix, suffix, extra
-    scale = max(room, 16) / total
-    return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
 
 
 def _line_limit(max_lines: int) -> Callable[[str], int | None]:

@@ -38,6 +38,15 @@ class LspCoderServer(LanguageServer):
         self.scheduler = Scheduler(self.service, self.stats,
                                    lambda: self.config.completion.debounce_ms)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.service.notify = self.notify_from_thread
+
+    def notify_from_thread(self, level: str, message: str) -> None:
+        """Show a backend's message (called from its threads)."""
+        kind = {"error": types.MessageType.Error, "warning": types.MessageType.Warning}.get(
+            level, types.MessageType.Info)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.tell, message, kind)
 
     @property
     def config(self) -> Config:
@@ -94,6 +103,11 @@ class LspCoderServer(LanguageServer):
             self.tell(error)
             return
         info = self.service.describe()
+        if info.get("url"):
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Info,
+                message=f"lsp-coder: completing on {info['kind']} at {info['url']}"))
+            return
         for warning in info["warnings"]:
             self.tell(f"lsp-coder: {warning}", types.MessageType.Warning)
         self.window_log_message(types.LogMessageParams(
@@ -146,6 +160,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
         if startup_problem:
             ls.tell(startup_problem)
+        ls.loop = asyncio.get_running_loop()
         ls.load_task = asyncio.ensure_future(ls.load_model())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -90,9 +90,12 @@ class Scheduler:
 
         No wait when the client already spaces its requests (e.g. Neovim's 200 ms) or the user
         types slowly; the full ceiling while the user types fast; half of it when answers have
-        been fast recently, since a wasted start then costs little.
+        been fast recently, since a wasted start then costs little. On a shared serving engine
+        a wasted start costs everyone: always the full ceiling.
         """
         ceiling = self._debounce_ceiling()
+        if ceiling > 0 and self.service.remote is not None:
+            return ceiling / 1000  # a start that is then superseded costs a shared engine
         timing = self._timing.get(uri)
         if ceiling <= 0 or timing is None or timing.interval_ms >= ceiling:
             return 0.0
@@ -230,8 +233,11 @@ class Scheduler:
         self._timing.pop(uri, None)
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
-        """Let the engine confirm and extend a typed-through suggestion when it is idle."""
-        if self._running is not None or not self.service.loaded:
+        """Let the engine confirm and extend a typed-through suggestion when it is idle.
+
+        Not on a shared serving engine: there it would be a request per key typed through.
+        """
+        if self._running is not None or not self.service.loaded or self.service.remote:
             return
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, loop.create_future(), background=True)

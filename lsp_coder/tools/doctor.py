@@ -36,6 +36,10 @@ def _mib(n: float) -> str:
 
 def doctor(config: Config) -> int:
     print(f"python      {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    if config.backend.kind != "local":
+        from .doctor_remote import doctor_remote
+
+        return doctor_remote(config)
     info = system_info()
     print(f"llama.cpp   {info.strip()}")
     amx = build_has_amx()

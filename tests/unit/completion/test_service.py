@@ -126,4 +126,5 @@ def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
         assert service.reconfigure(apply(new, {"model": {"n_ctx": 512}}, "test")) is True
     finally:
         service.close()
-    assert service.snapshot() == {"model_loaded": False, "error": None}
+    assert service.snapshot() == {"model_loaded": False, "error": None,
+                                  "backend": {"kind": "local"}}

@@ -1,0 +1,96 @@
+"""llama.cpp's llama-server: ``/infill`` with the text pieces; it applies the model's FIM template.
+
+Other files go in ``input_extra``, the cursor line's typed text in ``prompt`` (after the middle
+token, like our local layout), ``cache_prompt`` keeps the slot's KV for the next keystroke, and
+``t_max_predict_ms`` / ``n_indent`` let the engine stop early. Streams server-sent events; the
+events carry ``timings.cache_n`` (prompt tokens served from the slot's cache) and
+``timings.prompt_n`` (prompt tokens evaluated).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .base import FimQuery
+from .remote import Event, RemoteBackend
+from .transport import TransportError
+
+
+class LlamaServerBackend(RemoteBackend):
+    kind = "llama-server"
+    stream_path = "/infill"
+    probe_path = "/health"
+    tokenize_path = "/tokenize"
+
+    def body(self, query: FimQuery, *, stream: bool = True) -> dict:
+        body = {
+            "input_prefix": query.above,
+            "input_suffix": query.suffix,
+            "prompt": query.line_prefix,
+            "input_extra": [{"filename": path, "text": text} for path, text in query.extra],
+            "n_predict": query.max_tokens,
+            "temperature": query.temperature,
+            "seed": query.seed,
+            "cache_prompt": True,
+            "stream": stream,
+            "timings_per_token": True,  # cache figures even when a stop rule ends it early
+            "n_indent": _indent(query.line_prefix),
+        }
+        if query.temperature <= 0:
+            body["samplers"] = ["top_k"]
+            body["top_k"] = 1
+        if query.budget_ms:
+            body["t_max_predict_ms"] = int(query.budget_ms)
+        if self.model:
+            body["model"] = self.model
+        return body
+
+    def parse(self, line: str) -> Event | None:
+        return parse_sse(line)
+
+    def tokenize_count(self, text: str) -> int:
+        answer = self.transport.post_json(self.tokenize_path, {"content": text}, timeout_s=5.0)
+        return len(answer["tokens"])
+
+    def prefill(self, query: FimQuery) -> bool:
+        """Evaluate the prompt into a slot's cache: ``/infill`` with ``n_predict: 0``."""
+        if not self.health.available():
+            return False
+        body = self.body(query, stream=False)
+        body["n_predict"] = 0
+        body.pop("t_max_predict_ms", None)
+        try:
+            self.transport.post_json(self.stream_path, body)
+        except TransportError as exc:
+            self.health.failed(exc)
+            return False
+        with self._lock:
+            self.totals["prefills"] += 1
+        return True
+
+
+def parse_sse(line: str) -> Event | None:
+    """One line of llama-server's native stream (``data: {...}``)."""
+    if not line.startswith("data:"):
+        if line.startswith("error:"):
+            return Event(error=line[6:].strip()[:200])
+        return None
+    data = json.loads(line[5:])
+    if "error" in data:
+        return Event(error=str(data["error"].get("message", data["error"]))[:200])
+    event = Event(text=data.get("content", ""), done=bool(data.get("stop")))
+    timings = data.get("timings")
+    if timings:
+        cached = int(timings.get("cache_n", 0))
+        event.cached_tokens = cached
+        event.prompt_tokens = cached + int(timings.get("prompt_n", 0))
+        event.generated_tokens = int(timings.get("predicted_n", 0))
+        event.prompt_ms = float(timings.get("prompt_ms", 0.0))
+    return event
+
+
+def _indent(line_prefix: str) -> int:
+    """The cursor line's indentation when only whitespace is typed on it (else 0: no limit)."""
+    if line_prefix.strip():
+        return 0
+    return len(line_prefix)

@@ -1,0 +1,190 @@
+"""What every HTTP backend shares: streaming with stop rules and cancel, health, counts, stats.
+
+A wire format (``llama_server``, ``openai_compat``, ``ollama``) says how to build the request
+body, which path to post it to, and how to read one line of the stream into an ``Event``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..config import Config
+from ..engine.generator import RequestStats
+from .base import BackendResult, FimQuery
+from .health import Health, Notify
+from .token_counts import TokenCounter, vocab_counter
+from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Event:
+    """One parsed piece of a stream."""
+
+    text: str = ""
+    done: bool = False
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None
+    generated_tokens: int | None = None
+    prompt_ms: float | None = None
+    error: str = ""
+
+
+class RemoteBackend:
+    """An HTTP backend; subclasses define the wire format."""
+
+    kind = "remote"
+    stream_path = ""
+    probe_path = ""
+    tokenize_path = ""  # empty: the engine has no tokenize endpoint
+
+    def __init__(self, config: Config, notify: Notify | None = None) -> None:
+        bc = config.backend
+        self.config = config
+        self.url = self.base_url(bc.url)
+        self.model = bc.model
+        api_key_env = bc.api_key_env
+
+        def bearer() -> str | None:
+            return os.environ.get(api_key_env) if api_key_env else None
+
+        self.transport = HttpTransport(TransportSettings(
+            base_url=self.url, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
+            verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
+        self.health = Health(self.url, api_key_env, self.probe, notify)
+        self.count_tokens = self._counter(config)
+        self._lock = threading.Lock()
+        self.totals = {"completions": 0, "stream_requests": 0, "cancelled": 0, "errors": 0,
+                       "prompt_tokens": 0, "cached_tokens": 0, "cache_reported": 0,
+                       "prefills": 0}
+
+    # -- wire format (subclasses) ---------------------------------------------------------------
+
+    @staticmethod
+    def base_url(url: str) -> str:
+        return url.rstrip("/")
+
+    def body(self, query: FimQuery) -> dict:
+        raise NotImplementedError
+
+    def parse(self, line: str) -> Event | None:
+        raise NotImplementedError
+
+    def tokenize_count(self, text: str) -> int:
+        raise NotImplementedError
+
+    # -- the Backend protocol ---------------------------------------------------------------------
+
+    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
+        return prefix, suffix, extra  # the engine's context is its own business
+
+    def complete(self, query: FimQuery) -> BackendResult:
+        if not self.health.available():
+            return BackendResult("", "backend_down")
+        start = time.perf_counter()
+        first_ms: float | None = None
+        text, reason = "", "max_tokens"
+        final = Event()
+        with self._lock:
+            self.totals["completions"] += 1
+            self.totals["stream_requests"] += 1
+        try:
+            for line in self.transport.stream_lines(self.stream_path, self.body(query),
+                                                    query.cancelled):
+                event = self.parse(line)
+                if event is None:
+                    continue
+                if event.error:
+                    raise TransportError("protocol", event.error)
+                _take_usage(final, event)
+                if event.text:
+                    if first_ms is None:
+                        first_ms = (time.perf_counter() - start) * 1000
+                    text += event.text
+                    cut = query.stop(text) if query.stop is not None else None
+                    if cut is not None:
+                        text, reason = text[:cut], "stop_rule"
+                        break  # closes the response: the engine stops generating
+                    if query.on_text is not None:
+                        query.on_text(text)
+                if event.done:
+                    reason = "eog"
+                    break
+        except Cancelled:
+            with self._lock:
+                self.totals["cancelled"] += 1
+            return BackendResult(text, "cancelled")
+        except TransportError as exc:
+            with self._lock:
+                self.totals["errors"] += 1
+            self.health.failed(exc)
+            return BackendResult("", "backend_error")
+        self.health.succeeded()
+        elapsed = (time.perf_counter() - start) * 1000
+        return BackendResult(text, reason, self._stats(final, first_ms, elapsed),
+                             server_cached_tokens=final.cached_tokens)
+
+    def prefill(self, query: FimQuery) -> bool:
+        return False
+
+    def probe(self) -> None:
+        """One cheap request that succeeds when the engine can serve (raises TransportError)."""
+        self.transport.get_json(self.probe_path, timeout_s=5.0)
+
+    def describe(self) -> dict:
+        with self._lock:
+            totals = dict(self.totals)
+        reported = totals["cache_reported"]
+        return {
+            "kind": self.kind, "url": self.url, "model": self.model or None,
+            "health": self.health.snapshot(), "token_counts": self.count_tokens.describe(),
+            "http_requests": self.transport.requests,
+            "server_cached_fraction": (round(totals["cached_tokens"] / reported, 3)
+                                       if reported else None),
+            **totals,
+        }
+
+    def close(self) -> None:
+        self.health.close()
+        self.transport.close()
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _stats(self, final: Event, first_ms: float | None, elapsed_ms: float) -> RequestStats:
+        prompt = final.prompt_tokens or 0
+        cached = final.cached_tokens
+        with self._lock:
+            self.totals["prompt_tokens"] += prompt
+            if cached is not None:
+                self.totals["cached_tokens"] += cached
+                self.totals["cache_reported"] += prompt
+        prefill_ms = final.prompt_ms if final.prompt_ms is not None else (first_ms or 0.0)
+        return RequestStats(prompt_tokens=prompt, reused_tokens=cached or 0,
+                            evaluated_tokens=prompt - (cached or 0),
+                            generated_tokens=final.generated_tokens or 0,
+                            prefill_ms=prefill_ms, decode_ms=max(0.0, elapsed_ms - prefill_ms))
+
+    def _counter(self, config: Config) -> TokenCounter:
+        method = config.backend.token_counts
+        if method == "auto":
+            method = "vocab" if config.model.path else (
+                "endpoint" if self.tokenize_path else "estimate")
+        exact: Callable[[str], int] | None = None
+        if method == "vocab" and config.model.path:
+            exact = vocab_counter(config.model.path)
+        elif method == "endpoint" and self.tokenize_path:
+            exact = self.tokenize_count
+        return TokenCounter(method, exact)
+
+
+def _take_usage(final: Event, event: Event) -> None:
+    for name in ("prompt_tokens", "cached_tokens", "generated_tokens", "prompt_ms"):
+        value = getattr(event, name)
+        if value is not None:
+            setattr(final, name, value)

@@ -1,0 +1,330 @@
+"""``lsp-coder bench --backend URL --editors 1,2,4,8``: a team of editors on one serving engine.
+
+Each editor is a real lsp-coder server process over stdio, typing a different file at a human
+cadence and asking for an inline completion after every key without waiting for the answer (as
+an editor does). The typist pauses at the end of each line and after ``(``, ``.``, ``=``, ``:``
+and ``,``; the figure that matters is the time from the key before a pause to a suggestion.
+
+The peer is what llama.vim and llama.vscode do against llama-server: on every key, drop the
+request in flight (closing its connection) and send a new non-streamed ``/infill`` with their
+default settings (256 lines above, 64 below, ``n_predict`` 128, ``t_max_prompt_ms`` 500,
+``t_max_predict_ms`` 1000). Their client-side ring of extra chunks and hash cache are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ..client.session import Session
+from ..client.trace import Trace, make_trace
+
+PAUSE_AFTER = "(.=:,"
+TEAM_FILES = ("textwrap.py", "shlex.py", "heapq.py", "bisect.py", "fnmatch.py", "colorsys.py",
+              "getopt.py", "glob.py")
+"""Standard-library modules: one per editor, real code that is on every machine."""
+
+
+@dataclass(slots=True)
+class EditorResult:
+    keys: int = 0
+    pauses: int = 0
+    shown_at_pause: list[float] = field(default_factory=list)
+    """Milliseconds from the key before a pause to a non-empty suggestion, per pause."""
+    missed_pauses: int = 0
+    backend_requests: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass(slots=True)
+class TeamRun:
+    name: str
+    editors: int
+    results: list[EditorResult] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        times = sorted(t for r in self.results for t in r.shown_at_pause)
+        keys = sum(r.keys for r in self.results)
+        pauses = sum(r.pauses for r in self.results)
+        prompt = sum(r.prompt_tokens for r in self.results)
+        return {
+            "run": self.name, "editors": self.editors, "keys": keys, "pauses": pauses,
+            "shown_at_pause": len(times),
+            "p50_ms": _pct(times, 0.5), "p95_ms": _pct(times, 0.95),
+            "requests_per_key": round(sum(r.backend_requests for r in self.results)
+                                      / max(keys, 1), 3),
+            "cached_fraction": (round(sum(r.cached_tokens for r in self.results) / prompt, 3)
+                                if prompt else None),
+            "wall_s": round(self.wall_s, 1),
+        }
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    return round(values[min(len(values) - 1, int(q * len(values)))], 1)
+
+
+def add_team_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", metavar="URL", default="",
+                   help="team bench: a serving engine's base URL (see --editors)")
+    p.add_argument("--backend-kind", default="llama-server",
+                   choices=("llama-server", "openai", "ollama"))
+    p.add_argument("--backend-model", default="", help="the engine's model name, if needed")
+    p.add_argument("--editors", default="1,2,4,8", help="team sizes to run, comma-separated")
+    p.add_argument("--no-peer", action="store_true",
+                   help="skip the llama.vim-style /infill-per-key peer (llama-server only)")
+    p.add_argument("--pause-ms", type=float, default=1500.0,
+                   help="how long the typist pauses at a line end or after ( . = : ,")
+
+
+def _traces(files: list[Path], editors: int, lines: int) -> list[Trace]:
+    return [make_trace(files[i % len(files)], lines, at=0.5 + 0.05 * (i // len(files)))
+            for i in range(editors)]
+
+
+async def _type(trace: Trace, key_ms: float, pause_ms: float, editor,
+                result: EditorResult) -> None:
+    """Type ``trace`` into ``editor``, asking after every key without waiting for the answer."""
+    offset = trace.offset
+    for i, ch in enumerate(trace.typed):
+        offset = await editor.insert(offset, ch)
+        sent = time.perf_counter()
+        task = asyncio.ensure_future(editor.complete(offset))
+        result.keys += 1
+        nxt = trace.typed[i + 1] if i + 1 < len(trace.typed) else "\n"
+        pause = ch in PAUSE_AFTER or nxt == "\n"
+        if not pause:
+            await asyncio.sleep(key_ms / 1000)
+            continue
+        result.pauses += 1
+        try:
+            text = await asyncio.wait_for(asyncio.shield(task), timeout=pause_ms / 1000)
+        except TimeoutError:
+            text = ""
+        if text:
+            result.shown_at_pause.append((time.perf_counter() - sent) * 1000)
+        else:
+            result.missed_pauses += 1
+        rest = pause_ms / 1000 - (time.perf_counter() - sent)
+        if rest > 0:
+            await asyncio.sleep(rest)
+
+
+class _LspEditor:
+    """One editor: an lsp-coder server on the shared engine."""
+
+    def __init__(self, url: str, kind: str, model: str, max_tokens: int) -> None:
+        self.session = Session({"backend": {"kind": kind, "url": url, "model": model},
+                                "completion": {"max_tokens": max_tokens}})
+
+    async def start(self, trace: Trace) -> None:
+        totals = await self.session.start(timeout_s=60)
+        if not totals.get("model_loaded"):
+            raise RuntimeError(f"lsp-coder did not start on the backend: {totals.get('error')}")
+        self.session.open(trace.uri, trace.text)
+
+    async def insert(self, offset: int, ch: str) -> int:
+        return self.session.insert(offset, ch)
+
+    async def complete(self, offset: int) -> str:
+        try:
+            return await self.session.inline(offset)
+        except Exception:  # a request cancelled as the session ends
+            return ""
+
+    async def finish(self, result: EditorResult) -> None:
+        backend = (await self.session.stats())["totals"].get("backend", {})
+        result.backend_requests = backend.get("http_requests", 0)
+        result.prompt_tokens = backend.get("cache_reported", 0)
+        result.cached_tokens = backend.get("cached_tokens", 0)
+        await self.session.close()
+
+
+class _PeerEditor:
+    """One editor doing what llama.vim does: ``/infill`` on every key, dropping the last one."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+        self.text = ""
+        self.inflight: asyncio.Task | None = None
+        self.result: EditorResult | None = None
+
+    async def start(self, trace: Trace) -> None:
+        self.text = trace.text
+
+    async def insert(self, offset: int, ch: str) -> int:
+        self.text = self.text[:offset] + ch + self.text[offset:]
+        return offset + len(ch)
+
+    async def complete(self, offset: int) -> str:
+        if self.inflight is not None and not self.inflight.done():
+            self.inflight.cancel()  # closes its connection: the engine drops the task
+        self.inflight = asyncio.ensure_future(self._infill(offset))
+        try:
+            return await asyncio.shield(self.inflight)
+        except asyncio.CancelledError:
+            return ""
+
+    async def _infill(self, offset: int) -> str:
+        line_start = self.text.rfind("\n", 0, offset) + 1
+        above = self.text[:line_start].splitlines(keepends=True)[-256:]
+        below = self.text[offset:].splitlines(keepends=True)[:65]
+        line_prefix = self.text[line_start:offset]
+        body = {"input_prefix": "".join(above), "input_suffix": "".join(below),
+                "prompt": line_prefix, "input_extra": [], "n_predict": 128,
+                "n_indent": len(line_prefix) - len(line_prefix.lstrip()),
+                "top_k": 40, "top_p": 0.90, "samplers": ["top_k", "top_p", "infill"],
+                "stream": False, "cache_prompt": True, "t_max_prompt_ms": 500,
+                "t_max_predict_ms": 1000}
+        assert self.result is not None
+        self.result.backend_requests += 1
+        try:
+            response = await self.client.post("/infill", json=body)
+            data = response.json()
+        except (httpx.HTTPError, ValueError):
+            return ""
+        timings = data.get("timings") or {}
+        self.result.cached_tokens += int(timings.get("cache_n", 0))
+        self.result.prompt_tokens += int(timings.get("cache_n", 0)) + int(
+            timings.get("prompt_n", 0))
+        return data.get("content", "")
+
+    async def finish(self, result: EditorResult) -> None:
+        if self.inflight is not None and not self.inflight.done():
+            self.inflight.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.inflight
+
+
+async def _run(name: str, editors: list, traces: list[Trace], key_ms: float,
+               pause_ms: float) -> TeamRun:
+    run = TeamRun(name, len(editors))
+    results = [EditorResult() for _ in editors]
+    for editor, result in zip(editors, results):
+        if isinstance(editor, _PeerEditor):
+            editor.result = result
+    await asyncio.gather(*(e.start(t) for e, t in zip(editors, traces)))
+    start = time.perf_counter()
+    await asyncio.gather(*(_type(t, key_ms, pause_ms, e, r)
+                           for e, t, r in zip(editors, traces, results)))
+    run.wall_s = time.perf_counter() - start
+    await asyncio.gather(*(e.finish(r) for e, r in zip(editors, results)))
+    run.results = results
+    return run
+
+
+async def _erase_slots(url: str) -> None:
+    """Empty llama-server's slots between runs, so no run starts on another's cache."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        try:
+            slots = (await client.get("/slots")).json()
+        except (httpx.HTTPError, ValueError):
+            return
+        for slot in slots:
+            with contextlib.suppress(httpx.HTTPError):
+                await client.post(f"/slots/{slot['id']}", params={"action": "erase"})
+
+
+async def run_team(args: argparse.Namespace, files: list[Path]) -> list[dict[str, Any]]:
+    sizes = [int(n) for n in str(args.editors).split(",") if n.strip()]
+    url = args.backend.rstrip("/")
+    summaries: list[dict[str, Any]] = []
+    for n in sizes:
+        traces = _traces(files, n, args.lines)
+        await _erase_slots(url)
+        ours = [_LspEditor(url, args.backend_kind, args.backend_model, args.max_tokens)
+                for _ in range(n)]
+        run = await _run("lsp-coder", ours, traces, args.key_ms, args.pause_ms)
+        summaries.append(run.summary())
+        print(json.dumps(summaries[-1]), flush=True)
+        if args.no_peer or args.backend_kind != "llama-server":
+            continue
+        await _erase_slots(url)
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+            peers = [_PeerEditor(client) for _ in range(n)]
+            run = await _run("llama.vim-style", peers, traces, args.key_ms, args.pause_ms)
+        summaries.append(run.summary())
+        print(json.dumps(summaries[-1]), flush=True)
+    return summaries
+
+
+def table(summaries: list[dict[str, Any]]) -> str:
+    head = ("| editors | client | p50 ms | p95 ms | shown at pauses | backend requests/key"
+            " | engine cached prompt |")
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    for s in summaries:
+        cached = "n/a" if s["cached_fraction"] is None else f"{s['cached_fraction']:.0%}"
+        lines.append(f"| {s['editors']} | {s['run']} | {s['p50_ms']} | {s['p95_ms']} |"
+                     f" {s['shown_at_pause']}/{s['pauses']} | {s['requests_per_key']} |"
+                     f" {cached} |")
+    return "\n".join(lines)
+
+
+def ratios(summaries: list[dict[str, Any]]) -> list[str]:
+    out = []
+    by = {(s["run"], s["editors"]): s for s in summaries}
+    for (run, n), ours in by.items():
+        peer = by.get(("llama.vim-style", n))
+        if run != "lsp-coder" or peer is None:
+            continue
+        p50 = (f"{ours['p50_ms'] / peer['p50_ms']:.2f}" if ours["p50_ms"] and peer["p50_ms"]
+               else "n/a")
+        req = (f"{peer['requests_per_key'] / ours['requests_per_key']:.1f}x"
+               if ours["requests_per_key"] else "inf")
+        out.append(f"N={n}: p50 ours/peer = {p50}; backend requests per key: {req} fewer")
+    return out
+
+
+def plot(summaries: list[dict[str, Any]], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for run, style in (("lsp-coder", "o-"), ("llama.vim-style", "s--")):
+        rows = [s for s in summaries if s["run"] == run and s["p50_ms"] is not None]
+        if not rows:
+            continue
+        n = [s["editors"] for s in rows]
+        left.plot(n, [s["p50_ms"] for s in rows], style, label=f"{run} p50")
+        left.plot(n, [s["p95_ms"] for s in rows], style, alpha=0.4, label=f"{run} p95")
+        right.plot(n, [s["requests_per_key"] for s in rows], style, label=run)
+    left.set_xlabel("editors on one engine")
+    left.set_ylabel("ms from the key before a pause to a suggestion")
+    left.set_yscale("log")
+    left.legend(fontsize=8)
+    right.set_xlabel("editors on one engine")
+    right.set_ylabel("backend requests per keystroke")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def team_main(args: argparse.Namespace, files: list[Path]) -> int:
+    summaries = asyncio.run(run_team(args, files))
+    print(table(summaries))
+    for line in ratios(summaries):
+        print(line)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "team.json").write_text(json.dumps(summaries, indent=2))
+    if plot(summaries, args.out / "team.png"):
+        print(f"plot: {args.out / 'team.png'}")
+    return 0
+

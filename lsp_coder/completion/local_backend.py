@@ -1,0 +1,84 @@
+"""The in-process llama.cpp engine behind the ``Backend`` interface (``[backend] kind = "local"``).
+
+It builds the token prompt itself (the model's own FIM tokens, token healing, the exact token
+budgets) and hands the engine what only it can use: the rest of a suggestion being typed through
+as a free draft and the document's latest suggestion for n-gram drafts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..backends.base import BackendResult, FimQuery
+from ..config import Config
+from ..engine.engine import Engine
+from ..engine.generator import GenerateRequest
+from .context import PromptParts
+from .fim import build_prompt, resolve_layout
+
+PROMPT_SLACK_TOKENS = 8
+"""KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
+
+
+class LocalBackend:
+    """Completions from the engine in this process; call from the worker thread."""
+
+    kind = "local"
+
+    def __init__(self, engine: Engine, config: Callable[[], Config]) -> None:
+        self.engine = engine
+        self.config = config
+        """The current settings (the completion service owns them)."""
+
+    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
+        """The prompt budgets, scaled down together to fit the KV cache."""
+        return fit_budgets(prefix, suffix, extra,
+                           self.engine.cache.budget - max_tokens - PROMPT_SLACK_TOKENS)
+
+    def complete(self, query: FimQuery) -> BackendResult:
+        engine = self.engine
+        config = self.config()  # one version of the settings for the whole request
+        if engine.config is not config:
+            engine.update(config)
+        cc = config.completion
+        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
+        prompt = build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
+                              prefix_tokens=query.prefix_tokens,
+                              suffix_tokens=query.suffix_tokens,
+                              extra_tokens=query.extra_tokens,
+                              layout=resolve_layout(cc.fim_layout, engine.architecture))
+        result = engine.generate(GenerateRequest(
+            prompt=prompt.tokens,
+            max_tokens=query.max_tokens,
+            temperature=query.temperature,
+            seed=query.seed,
+            hint=engine.tokenize(prompt.heal + query.hint) if query.hint else [],
+            corpus=engine.tokenize(query.corpus),
+            heal=prompt.heal,
+            stop=query.stop,
+            speculative=config.speculative.enabled,
+            cancelled=query.cancelled,
+            on_text=query.on_text,
+        ))
+        return BackendResult(result.text, result.stop_reason, result.stats)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.engine.tokenize(text))
+
+    def prefill(self, query: FimQuery) -> bool:
+        return False
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, **self.engine.describe()}
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:
+    """Scale the prompt's token budgets down together when they exceed the KV room."""
+    total = prefix + suffix + extra
+    if total <= room:
+        return prefix, suffix, extra
+    scale = max(room, 16) / total
+    return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)

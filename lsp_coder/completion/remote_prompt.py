@@ -1,0 +1,47 @@
+"""Fit the prompt pieces to their token budgets with a remote backend's exact counts.
+
+The windows from ``split_document`` are cut by an estimate of characters per token; this trims
+them (in whole window steps, so the prompt stays stable between keystrokes) until the counted
+tokens fit. Counts are remembered per text by the backend, so text that did not change since the
+last keystroke costs no request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
+
+Count = Callable[[str], int]
+
+
+def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_tokens: int,
+              extra_tokens: int) -> PromptParts:
+    """``parts`` with ``above``, ``suffix`` and ``extra`` held to their budgets."""
+    # The typed line changes at every key: estimated, so counting it costs no request.
+    typed = len(parts.line_prefix) // CHARS_PER_TOKEN + 1
+    above = _trim_front(parts.above, max(0, prefix_tokens - typed), count)
+    suffix = _trim_back(parts.suffix, suffix_tokens, count)
+    extra: list[tuple[str, str]] = []
+    used = 0
+    for path, body in parts.extra:
+        n = count(f"{path}\n{body}") + 1
+        if used + n > extra_tokens:
+            break
+        extra.append((path, body))
+        used += n
+    return PromptParts(tuple(extra), above, parts.line_prefix, suffix)
+
+
+def _trim_front(text: str, budget: int, count: Count) -> str:
+    while text and count(text) > budget:
+        lines = text.splitlines(keepends=True)
+        text = "".join(lines[min(len(lines), WINDOW_QUANTUM_LINES):])
+    return text
+
+
+def _trim_back(text: str, budget: int, count: Count) -> str:
+    while text and count(text) > budget:
+        lines = text.splitlines(keepends=True)
+        text = "".join(lines[: max(0, len(lines) - WINDOW_QUANTUM_LINES)])
+    return text
