@@ -17,19 +17,39 @@ def _config(path: str | None) -> Config:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from .server.address import AddressError, is_loopback, parse_address
     from .server.app import build_server
+    from .server.lifecycle import exit_now
+    from .server.transport import serve_stdio, serve_tcp
 
     try:
         config, problem = _config(args.config), None
     except ConfigError as exc:  # the server still starts, tells the client, uses defaults
-        config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
+        if exc.usable is not None:
+            config, problem = exc.usable, f"lsp-coder: {exc}; using the default value"
+        else:
+            config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
+    if args.tcp:
+        try:
+            host, port = parse_address(args.tcp)
+        except AddressError as exc:
+            print(f"lsp-coder: --tcp {exc}", file=sys.stderr)
+            return 2
+        if not is_loopback(host):
+            logging.getLogger("lsp_coder").warning(
+                "--tcp %s: serving beyond this machine; anyone who can reach it can read"
+                " the code sent to the server", args.tcp)
     server = build_server(config, startup_problem=problem)
     if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
+        try:
+            code = serve_tcp(server, server.scheduler.shutdown, host, port)
+        except OSError as exc:
+            print(f"lsp-coder: --tcp {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
+            code = 2
     else:
-        server.start_io()
-    return 0
+        code = serve_stdio(server, server.scheduler.shutdown)
+    exit_now(code)
+    return code  # not reached
 
 
 def _complete(args: argparse.Namespace) -> int:

@@ -8,9 +8,10 @@ Precedence, lowest first: the defaults below < a TOML file (``--config PATH``,
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,19 +19,41 @@ import cattrs
 
 
 class ConfigError(ValueError):
-    """A config layer has a wrong type or an unknown key; the message names the key."""
+    """A config layer has a wrong type, an unknown key or a value out of range; the message
+    names the key.
+
+    ``usable`` is set when only values were out of range: the layer applied with each of those
+    keys left at its previous value.
+    """
+
+    def __init__(self, message: str, usable: Config | None = None) -> None:
+        super().__init__(message)
+        self.usable = usable
+
+
+def _ranged(default: int | float, low: int | float, high: int | float) -> Any:
+    """A field whose value must lie in ``[low, high]`` (checked before it reaches llama.cpp)."""
+    return field(default=default, metadata={"range": (low, high)})
+
+
+# llama.cpp's limits, found by trying them on a model (tests/unit/engine/test_llama_limits.py):
+# it aborts the process (GGML_ASSERT n_outputs_max) unless n_ctx and n_batch are at least
+# n_seq_max, and refuses more than 256 sequences. n_ctx >= 256 >= n_seq_max always holds.
+MIN_N_CTX = 256
+MAX_N_SEQ = 256
+MAX_TOKENS_ANY = 1 << 20
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ModelConfig:
     path: str = ""
     draft_path: str = ""
-    n_ctx: int = 8192
-    n_batch: int = 512
-    n_ubatch: int = 512
-    n_seq_max: int = 8
-    n_threads: int = 0
-    n_gpu_layers: int = 0
+    n_ctx: int = _ranged(8192, MIN_N_CTX, MAX_TOKENS_ANY)
+    n_batch: int = _ranged(512, 1, 1 << 16)  # and at least n_seq_max
+    n_ubatch: int = _ranged(512, 1, 1 << 16)
+    n_seq_max: int = _ranged(8, 1, MAX_N_SEQ)
+    n_threads: int = _ranged(0, 0, 1024)
+    n_gpu_layers: int = _ranged(0, -1, 100_000)
     use_mlock: bool = False
     use_mmap: bool = True
     use_extra_bufts: Literal["auto", "true", "false"] = "auto"
@@ -38,26 +61,26 @@ class ModelConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompletionConfig:
-    max_tokens: int = 96
-    max_lines: int = 8
-    temperature: float = 0.0
-    seed: int = 0
-    debounce_ms: int = 150
-    prefix_tokens: int = 1024
-    suffix_tokens: int = 256
-    extra_context_tokens: int = 256
+    max_tokens: int = _ranged(96, 1, 4096)  # and at most half the KV cache
+    max_lines: int = _ranged(8, 1, 10_000)
+    temperature: float = _ranged(0.0, 0.0, 5.0)
+    seed: int = _ranged(0, 0, 2**32 - 1)
+    debounce_ms: int = _ranged(150, 0, 10_000)
+    prefix_tokens: int = _ranged(1024, 16, MAX_TOKENS_ANY)
+    suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
+    extra_context_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
-    inline_budget_ms: int = 1500
-    completion_budget_ms: int = 1500
+    inline_budget_ms: int = _ranged(1500, 0, 600_000)
+    completion_budget_ms: int = _ranged(1500, 0, 600_000)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CacheConfig:
     reuse: bool = True
-    block_size: int = 32
-    kv_budget_tokens: int = 0
+    block_size: int = _ranged(32, 4, 1024)
+    kv_budget_tokens: int = _ranged(0, 0, MAX_TOKENS_ANY)
     shift_reuse: bool = False
-    shift_min_tokens: int = 64
+    shift_min_tokens: int = _ranged(64, 1, MAX_TOKENS_ANY)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,8 +90,8 @@ class SpeculativeConfig:
     ngram: bool = True
     previous_suggestion: bool = True
     greedy_memory: bool = True
-    max_draft: int = 8
-    p_min: float = 0.5
+    max_draft: int = _ranged(8, 1, 64)
+    p_min: float = _ranged(0.5, 0.0, 1.0)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -158,9 +181,55 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
         raise ConfigError(f"{source}: expected a table of settings, got {type(layer).__name__}")
     merged = _merge(_converter.unstructure(config), layer)
     try:
-        return _converter.structure(merged, Config)
+        new = _converter.structure(merged, Config)
     except Exception as exc:  # cattrs wraps every failure
         raise ConfigError(f"{source}: {_describe(exc)}") from exc
+    usable, problems = _check_ranges(new, config)
+    usable, more = _check_relations(usable, config)
+    problems += more
+    if problems:
+        raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
+    return new
+
+
+def _check_ranges(config: Config, previous: Config) -> tuple[Config, list[str]]:
+    """``config`` with each out-of-range value put back to ``previous``'s, and what was wrong."""
+    problems: list[str] = []
+    sections: dict[str, Any] = {}
+    for section in fields(config):
+        value, before = getattr(config, section.name), getattr(previous, section.name)
+        fixed: dict[str, Any] = {}
+        for f in fields(value):
+            if "range" not in f.metadata:
+                continue
+            low, high = f.metadata["range"]
+            v = getattr(value, f.name)
+            if not (math.isfinite(v) and low <= v <= high):
+                problems.append(f"{section.name}.{f.name} = {v!r} is out of range"
+                                f" (allowed: {low} to {high})")
+                fixed[f.name] = getattr(before, f.name)
+        if fixed:
+            sections[section.name] = replace(value, **fixed)
+    return replace(config, **sections), problems
+
+
+def _check_relations(config: Config, previous: Config) -> tuple[Config, list[str]]:
+    """Limits between keys; a broken one puts the keys involved back to ``previous``'s."""
+    problems: list[str] = []
+    mc, cc = config.model, config.completion
+    if mc.n_batch < mc.n_seq_max:
+        problems.append(f"model.n_batch = {mc.n_batch} must be at least model.n_seq_max ="
+                        f" {mc.n_seq_max} (llama.cpp needs an output row per sequence)")
+        mc = replace(mc, n_batch=previous.model.n_batch, n_seq_max=previous.model.n_seq_max)
+    kv = min(config.cache.kv_budget_tokens or mc.n_ctx, mc.n_ctx)
+    if cc.max_tokens > kv // 2:
+        problems.append(f"completion.max_tokens = {cc.max_tokens} must be at most half the KV"
+                        f" cache ({kv // 2}; model.n_ctx, cache.kv_budget_tokens)")
+        cc = replace(cc, max_tokens=previous.completion.max_tokens)
+        mc = replace(mc, n_ctx=previous.model.n_ctx)
+        config = replace(config, cache=replace(
+            config.cache, kv_budget_tokens=previous.cache.kv_budget_tokens))
+    return replace(config, model=mc, completion=cc), problems
 
 
 def default_config_path() -> Path | None:

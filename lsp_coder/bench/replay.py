@@ -76,6 +76,10 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fim", action="store_true",
                    help="instead: compare PSM and SPM prompt order (exact match and reuse)")
     p.add_argument("--fim-holes", type=int, default=8, help="holes per file for --fim")
+    p.add_argument("--soak", type=int, default=0, metavar="N",
+                   help="instead: N keystrokes against one server, RSS sampled (a leak check)")
+    p.add_argument("--soak-every", type=int, default=500, metavar="K",
+                   help="sample RSS and latency every K keys of --soak")
     from .team import add_team_arguments
 
     add_team_arguments(p)
@@ -354,5 +358,10 @@ def bench_main(args: argparse.Namespace) -> int:
         print(f"FIM layouts on {len(files)} files, {args.fim_holes} holes each", flush=True)
         print(report(measure(config, files, args.fim_holes)))
         return 0
+    if args.soak:
+        from .soak import run_soak
+
+        summary = asyncio.run(run_soak(args, _options(args)))
+        return 1 if summary["failures"] else 0
     asyncio.run(run_bench(args))
     return 0

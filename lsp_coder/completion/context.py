@@ -12,6 +12,10 @@ CHARS_PER_TOKEN = 3
 WINDOW_QUANTUM_LINES = 16
 """Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
 
+LINE_QUANTUM_CHARS = 1024
+"""Within a cursor line too long for the budget, the window's edge moves in steps of this many
+characters."""
+
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
 
 
@@ -38,27 +42,38 @@ def split_document(text: str, offset: int, *, prefix_tokens: int,
     """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets."""
     offset = max(0, min(offset, len(text)))
     line_start = text.rfind("\n", 0, offset) + 1
-    above_lines = text[:line_start].splitlines(keepends=True)
     budget = prefix_tokens * CHARS_PER_TOKEN
+    # Only the lines that can fit are split (a big document is not split whole per request);
+    # window edges still fall on absolute multiples of WINDOW_QUANTUM_LINES.
+    from_ = text.rfind("\n", 0, max(0, line_start - budget - 1)) + 1
+    first = text.count("\n", 0, from_)
+    above_lines = text[from_:line_start].split("\n")[:-1]
+    above_lines = [line + "\n" for line in above_lines]
     start, used = len(above_lines), 0
     while start > 0 and used + len(above_lines[start - 1]) <= budget:
         start -= 1
         used += len(above_lines[start])
-    if start > 0:
-        start = min(len(above_lines), -(-start // WINDOW_QUANTUM_LINES) * WINDOW_QUANTUM_LINES)
+    if start + first > 0:
+        quantized = -(-(start + first) // WINDOW_QUANTUM_LINES) * WINDOW_QUANTUM_LINES
+        start = min(len(above_lines), quantized - first)
     above = "".join(above_lines[start:])
 
-    rest = text[offset:]
     budget = suffix_tokens * CHARS_PER_TOKEN
-    below_lines = rest.splitlines(keepends=True)
+    limit = min(len(text), offset + budget + 1)
+    below_lines = text[offset:limit].splitlines(keepends=True)
     end, used = 0, 0
     while end < len(below_lines) and used + len(below_lines[end]) <= budget:
         used += len(below_lines[end])
         end += 1
-    if end < len(below_lines):
+    if end < len(below_lines) or limit < len(text):
         end = max(1, end // WINDOW_QUANTUM_LINES * WINDOW_QUANTUM_LINES)
-    suffix = "".join(below_lines[:end])
-    return PromptParts((), above, text[line_start:offset], suffix)
+    suffix = "".join(below_lines[:end])[:budget]  # the cursor line's rest may be too long
+    line_prefix = text[line_start:offset]
+    limit = prefix_tokens * CHARS_PER_TOKEN
+    if len(line_prefix) > limit:  # a very long line: keep the text just before the cursor
+        cut = -(-(len(line_prefix) - limit) // LINE_QUANTUM_CHARS) * LINE_QUANTUM_CHARS
+        line_prefix, above = line_prefix[cut:], ""
+    return PromptParts((), above, line_prefix, suffix)
 
 
 def wants_multiline(parts: PromptParts) -> bool:

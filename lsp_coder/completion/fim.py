@@ -69,6 +69,7 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if len(extra) > extra_tokens:
         extra = []
     typed = tokenize(parts.line_prefix) if parts.line_prefix else []
+    typed = _trim_front(typed, prefix_tokens)  # a long line of one-token characters
     heal = ""
     if typed:
         heal = detokenize(typed[-1:])

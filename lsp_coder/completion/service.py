@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 from ..backends.base import Backend, FimQuery
@@ -93,18 +93,42 @@ class CompletionService:
     # -- model lifecycle (worker thread) --------------------------------------------------------
 
     def load(self, progress: Progress | None = None) -> str | None:
-        """Load the engine; returns an error message (and keeps serving empty) on failure."""
-        self.close()
+        """Load the engine from the config; returns an error message on failure.
+
+        Transactional: the new engine is loaded before the old one is closed, and on failure
+        the old one (if any) keeps serving. A draft model that cannot be used only costs the
+        draft (a warning in ``engine.warnings``).
+        """
         if self.config.backend.kind != "local":
+            self.close()
             return self._connect()
         try:
-            target, draft = resolve_model_paths(self.config, progress)
-            self.backend = LocalBackend(Engine(target, draft, self.config), lambda: self.config)
-            self.error = None
+            try:
+                target, draft = resolve_model_paths(self.config, progress)
+                draft_problem = None
+            except ModelUnavailable as exc:  # perhaps only the draft: retry without it
+                target, draft = resolve_model_paths(replace(self.config, model=replace(
+                    self.config.model, draft_path="none")), progress)
+                draft_problem = (f"draft model not used ({exc}); completing without a draft"
+                                 " model")
+            engine = Engine(target, draft, self.config)
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
-            self.error = f"lsp-coder: no model loaded: {exc}"
+            if "config" not in str(exc):
+                exc = f"{exc} (fix [model] path in the config)"
+            if self.backend is None:
+                self.error = f"lsp-coder: no model loaded: {exc}"
+            else:
+                self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
+                              " with the previous one")
             log.error(self.error)
-        return self.error
+            return self.error
+        if draft_problem:
+            engine.warnings.append(draft_problem)
+        old = self.backend
+        self.backend, self.error = LocalBackend(engine, lambda: self.config), None
+        if old is not None:
+            old.close()
+        return None
 
     def _connect(self) -> str | None:
         """Use the configured serving engine: no local model is loaded or assembled."""

@@ -11,7 +11,7 @@ from .costs import BatchCosts
 from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
-from .llama import Context, ContextParams, Model, ModelParams, build_has_amx
+from .llama import Context, ContextParams, Model, ModelLoadError, ModelParams, build_has_amx
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
@@ -74,6 +74,14 @@ class Engine:
         self.generator.use_memory = config.speculative.greedy_memory
 
     def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
+        try:
+            return self._open_draft(path, params, ctx_params)
+        except (ModelLoadError, OSError, ValueError) as exc:
+            self.warnings.append(f"draft model {path} not used ({exc}); completing without a"
+                                 " draft model (fix [model] draft_path in the config)")
+            return None
+
+    def _open_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
         model = Model(path, params)
         why = vocab_mismatch(self.model, model)
         if why is not None:

@@ -17,6 +17,8 @@ from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
 from .documents import word_start
+from .health import register_health_commands
+from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
 
@@ -30,7 +32,7 @@ class LspCoderServer(LanguageServer):
     """Holds the completion service (which owns the config) and the scheduler that runs it."""
 
     def __init__(self, base_config: Config) -> None:
-        super().__init__("lsp-coder", __version__)
+        super().__init__("lsp-coder", __version__, protocol_cls=LspCoderProtocol)
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
@@ -51,13 +53,25 @@ class LspCoderServer(LanguageServer):
         """The settings in force (the service's)."""
         return self.service.config
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log a failure outside a request (no popup: the user cannot act on it)."""
+        log.error("%s: %s", getattr(source, "__name__", source), type(error).__name__)
+
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         """Show and log one message."""
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
     async def load_model(self) -> None:
-        """Load (or reload) the model on the worker, reporting progress to the client."""
+        """Load (or reload) the model on the worker, reporting progress to the client;
+        completion requests wait meanwhile."""
+        self.scheduler.begin_loading()
+        try:
+            await self._load_model()
+        finally:
+            self.scheduler.end_loading()
+
+    async def _load_model(self) -> None:
         token = None
         if get_capability(self.client_capabilities, "window.work_done_progress", False):
             token = str(uuid.uuid4())
@@ -110,8 +124,11 @@ class LspCoderServer(LanguageServer):
         try:
             new = apply(self.config, layer or None, source)
         except ConfigError as exc:
-            self.tell(f"lsp-coder: {exc}; keeping the previous settings")
-            return False
+            if exc.usable is None:
+                self.tell(f"lsp-coder: {exc}; keeping the previous settings")
+                return False
+            self.tell(f"lsp-coder: {exc}; keeping the previous value")
+            new = exc.usable
         return self.service.reconfigure(new)
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
@@ -119,37 +136,25 @@ class LspCoderServer(LanguageServer):
         position clamped to the text (the LSP asks positions past a line's end to count as its
         end); (None, None, position) for a document that is not open.
         """
-        if uri not in self.workspace.text_documents:
+        doc = self.protocol.documents.get(uri)
+        if doc is None:
             return None, None, position
-        doc = self.workspace.get_text_document(uri)
-        lines = doc.lines
-        if position.line >= len(lines):
-            # The end of the document: after its last newline, or at the end of its last line.
-            text = doc.source
-            if not lines or text.endswith(("\n", "\r")):
-                position = types.Position(line=len(lines), character=0)
-            else:
-                position = types.Position(line=len(lines) - 1,
-                                          character=doc.position_codec.client_num_units(lines[-1]))
-            offset = len(text)
-        else:
-            line = lines[position.line].rstrip("\r\n")
-            max_units = doc.position_codec.client_num_units(line)
-            if position.character > max_units:
-                position = types.Position(line=position.line, character=max_units)
-            offset = doc.offset_at_position(position)
+        position = doc.clamp(position)
+        text, offset = doc.text, doc.text_offset(position)
         path = to_fs_path(uri) or uri
-        return CompletionRequest(uri=uri, text=doc.source, offset=offset,
+        return CompletionRequest(uri=uri, text=text, offset=offset,
                                  path=Path(path).name, language_id=doc.language_id or "",
                                  budget_ms=budget_ms), doc, position
 
 
 def build_server(base_config: Config, startup_problem: str | None = None) -> LspCoderServer:
     server = LspCoderServer(base_config)
+    register_health_commands(server)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
         ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
+        ls.scheduler.begin_loading()  # requests wait until the load (after "initialized") ends
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
@@ -223,7 +228,7 @@ def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
     line_start = req.text.rfind("\n", 0, req.offset) + 1
     start = word_start(req.text, line_start, req.offset)
     word = req.text[start : req.offset]
-    start_char = position.character - doc.position_codec.client_num_units(word)
+    start_char = position.character - doc.client_units(word)
     new_text = word + suggestion.text
     label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
     return [types.CompletionItem(

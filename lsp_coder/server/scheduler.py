@@ -51,6 +51,7 @@ class Scheduler:
         self._recent_latency_ms = 1000.0
         self._jobs = 0
         self._jobs_lock = threading.Lock()
+        self._loading: asyncio.Future | None = None  # done when the model (re)load ends
 
     # -- worker access --------------------------------------------------------------------------
 
@@ -64,6 +65,17 @@ class Scheduler:
         if running is not None:
             running.token.set()
         self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def begin_loading(self) -> None:
+        """From now until ``end_loading``, completion requests wait for the model instead of
+        being answered empty (they are still superseded and cancelled as usual)."""
+        if self._loading is None or self._loading.done():
+            self._loading = asyncio.get_running_loop().create_future()
+
+    def end_loading(self) -> None:
+        if self._loading is not None and not self._loading.done():
+            self._loading.set_result(None)
+        self._loading = None
 
     @property
     def busy(self) -> bool:
@@ -119,6 +131,10 @@ class Scheduler:
         self._pending[req.uri] = pending
         outcome = "ok"
         try:
+            loading = self._loading
+            if loading is not None:
+                await asyncio.wait((pending.answer, loading),
+                                   return_when=asyncio.FIRST_COMPLETED)
             delay = self.debounce_s(req.uri)
             if delay > 0:
                 try:

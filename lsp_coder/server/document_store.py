@@ -1,0 +1,190 @@
+"""The server's copy of each open document, kept equal to the client's under any edit.
+
+Text is held in UTF-16 code units (a character outside the BMP is stored as its two surrogate
+code points), so an LSP position is an index, an edit that splits a surrogate pair splits it
+exactly as the client's UTF-16 string does, and the text handed to the completion layer is
+re-joined (a lone surrogate becomes U+FFFD). Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``
+(LSP's rule, not ``str.splitlines``'s). Positions past a line's end or the document's end are
+clamped and a reversed range is swapped, as in VS Code's own ``TextDocument``. Line starts are
+kept incrementally, so an edit costs the edit plus a shift of the later line starts.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from lsprotocol import types
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BREAK = re.compile("\r\n|\r|\n")
+
+
+def to_units(text: str) -> str:
+    """``text`` with each character outside the BMP split into its surrogate pair."""
+    if text.isascii() or not _ASTRAL.search(text):
+        return text
+    return _ASTRAL.sub(lambda m: _split_pair(m.group()), text)
+
+
+def _split_pair(char: str) -> str:
+    code = ord(char) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+def from_units(units: str) -> str:
+    """Real text from code units: pairs joined, a lone surrogate replaced by U+FFFD."""
+    if units.isascii() or not _SURROGATE.search(units):
+        return units
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _line_starts(units: str, base: int = 0) -> np.ndarray:
+    """Offsets (plus ``base``) just after each line break in ``units``, in order."""
+    if "\r" in units:
+        return np.fromiter((m.end() + base for m in _BREAK.finditer(units)), dtype=np.int64)
+    if units.isascii():
+        raw = np.frombuffer(units.encode("ascii"), dtype=np.uint8)
+    else:
+        raw = np.frombuffer(units.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return np.flatnonzero(raw == 10).astype(np.int64) + (base + 1)
+
+
+class Document:
+    """One open document: its text in UTF-16 units, line starts, version and language."""
+
+    def __init__(self, uri: str, text: str, version: int, language_id: str,
+                 encoding: str = types.PositionEncodingKind.Utf16) -> None:
+        self.uri = uri
+        self.version = version
+        self.language_id = language_id
+        self.encoding = encoding
+        self._units = to_units(text)
+        self._line_index: np.ndarray | None = None  # built on first use (not in didOpen)
+
+    @property
+    def text(self) -> str:
+        """The document as the completion layer sees it (real characters)."""
+        return from_units(self._units)
+
+    @property
+    def units(self) -> str:
+        """The document in UTF-16 code units (what the client holds)."""
+        return self._units
+
+    @property
+    def _starts(self) -> np.ndarray:
+        """Line k (k >= 1) starts at ``_starts[k - 1]``."""
+        if self._line_index is None:
+            self._line_index = _line_starts(self._units)
+        return self._line_index
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts) + 1
+
+    # -- positions ------------------------------------------------------------------------------
+
+    def _line_bounds(self, line: int) -> tuple[int, int]:
+        """Start and end (before the line break) of ``line`` in units."""
+        start = 0 if line == 0 else int(self._starts[line - 1])
+        if line < len(self._starts):
+            end = int(self._starts[line]) - 1
+            if end > start and self._units[end] == "\n" and self._units[end - 1] == "\r":
+                end -= 1
+        else:
+            end = len(self._units)
+        return start, end
+
+    def unit_offset(self, position: types.Position) -> int:
+        """``position`` as an offset into the units, clamped to the line and the document."""
+        if position.line >= self.line_count:
+            return len(self._units)
+        start, end = self._line_bounds(position.line)
+        if position.character <= 0:
+            return start
+        if self.encoding == types.PositionEncodingKind.Utf16:
+            return min(start + position.character, end)
+        line = self._units[start:end]
+        if line.isascii():
+            return min(start + position.character, end)
+        real = from_units(line)
+        if self.encoding == types.PositionEncodingKind.Utf8:
+            head = real.encode("utf-8")[: position.character].decode("utf-8", "ignore")
+        else:
+            head = real[: position.character]
+        return start + len(to_units(head))
+
+    def clamp(self, position: types.Position) -> types.Position:
+        """The position the client means: past a line's end is its end, past the document's
+        end is the document's end."""
+        offset = self.unit_offset(position)
+        line = int(np.searchsorted(self._starts, offset, side="right"))
+        start = 0 if line == 0 else int(self._starts[line - 1])
+        return types.Position(line=line, character=self.client_units(
+            from_units(self._units[start:offset])))
+
+    def text_offset(self, position: types.Position) -> int:
+        """``position`` as an index into ``text`` (real characters)."""
+        offset = self.unit_offset(position)
+        head = self._units[:offset]
+        return offset if head.isascii() else len(from_units(head))
+
+    def client_units(self, text: str) -> int:
+        """How many position units of the client's encoding ``text`` (real characters) spans."""
+        if text.isascii() or self.encoding == types.PositionEncodingKind.Utf32:
+            return len(text)
+        if self.encoding == types.PositionEncodingKind.Utf8:
+            return len(text.encode("utf-8", "replace"))
+        return len(to_units(text))
+
+    # -- edits ----------------------------------------------------------------------------------
+
+    def apply(self, change: types.TextDocumentContentChangeEvent) -> None:
+        """Apply one change (a range edit, or the whole text)."""
+        new = to_units(change.text)
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            self._units = new
+            self._line_index = None
+            return
+        start = self.unit_offset(change.range.start)
+        end = self.unit_offset(change.range.end)
+        if end < start:
+            start, end = end, start
+        self._replace(start, end, new)
+
+    def _replace(self, start: int, end: int, new: str) -> None:
+        old = self._units
+        self._units = old[:start] + new + old[end:]
+        delta = len(new) - (end - start)
+        # A line start p depends on the units at p - 1 and p: starts up to `start - 1` are
+        # untouched, starts after `end` only shift, those in between are found again.
+        starts = self._starts
+        lo = int(np.searchsorted(starts, start, side="left"))
+        hi = int(np.searchsorted(starts, end, side="right"))
+        lo_text = max(0, start - 1)
+        found = _line_starts(self._units[lo_text : start + len(new) + 1], lo_text)
+        found = found[(found >= start) & (found <= start + len(new))]
+        self._line_index = np.concatenate((starts[:lo], found, starts[hi:] + delta))
+
+
+class DocumentStore:
+    """The open documents by URI."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Document] = {}
+        self.encoding: str = types.PositionEncodingKind.Utf16
+
+    def open(self, item: types.TextDocumentItem) -> None:
+        self._docs[item.uri] = Document(item.uri, item.text, item.version, item.language_id,
+                                        self.encoding)
+
+    def get(self, uri: str) -> Document | None:
+        return self._docs.get(uri)
+
+    def close(self, uri: str) -> bool:
+        return self._docs.pop(uri, None) is not None
+
+    def __contains__(self, uri: str) -> bool:
+        return uri in self._docs

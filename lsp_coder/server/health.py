@@ -1,0 +1,61 @@
+"""Commands that let tests (and curious users) check the server's own state.
+
+``lspCoder.document`` returns the server's copy of an open document in UTF-16 code units (so a
+client can compare it with its own after the same edits); ``lspCoder.health`` returns the
+longest time the event loop was blocked since the last call (wall and CPU time). Nothing here
+is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+DOCUMENT_COMMAND = "lspCoder.document"
+HEALTH_COMMAND = "lspCoder.health"
+TICK_S = 0.005
+
+
+class LoopWatch:
+    """Measures how late a short timer fires: the longest the event loop was blocked.
+
+    Two measures: wall time (what the editor feels; includes waiting for the CPU on a busy
+    machine and for the GIL), and the loop thread's own CPU time over the same interval (the
+    work done in the loop's callbacks, whatever the machine's load).
+    """
+
+    def __init__(self) -> None:
+        self.max_block_ms = 0.0
+        self.max_busy_ms = 0.0
+
+    async def run(self) -> None:
+        while True:
+            start, cpu = time.perf_counter(), time.thread_time()
+            await asyncio.sleep(TICK_S)
+            late_ms = (time.perf_counter() - start - TICK_S) * 1000
+            self.max_block_ms = max(self.max_block_ms, late_ms)
+            self.max_busy_ms = max(self.max_busy_ms, (time.thread_time() - cpu) * 1000)
+
+    def take(self) -> dict:
+        """The longest block since the last call (then reset)."""
+        out = {"loop_block_max_ms": round(self.max_block_ms, 2),
+               "loop_busy_max_ms": round(self.max_busy_ms, 2)}
+        self.max_block_ms = self.max_busy_ms = 0.0
+        return out
+
+
+def register_health_commands(server: Any) -> None:
+    """Add the two commands to ``server`` and give it a ``loop_watch`` for the transport."""
+    server.loop_watch = LoopWatch()
+
+    @server.command(DOCUMENT_COMMAND)
+    def document(ls: Any, uri: str) -> dict | None:
+        doc = ls.protocol.documents.get(uri)
+        if doc is None:
+            return None
+        return {"units": doc.units, "version": doc.version, "lines": doc.line_count}
+
+    @server.command(HEALTH_COMMAND)
+    def health(ls: Any, *args: Any) -> dict:
+        return ls.loop_watch.take()
