@@ -99,8 +99,10 @@ def package_extension(toolchain: Toolchain, out: Path) -> Path:
     """`vsce package` on editors/vscode (which compiles it first); returns the VSIX."""
     env = toolchain.env()
     if not (EXTENSION_DIR / "node_modules").is_dir():
-        subprocess.run([str(toolchain.bin_dir / "npm"), "ci", "--no-audit", "--no-fund"],
-                       cwd=EXTENSION_DIR, env=env, check=True, capture_output=True, timeout=300)
+        done = subprocess.run([str(toolchain.bin_dir / "npm"), "ci", "--no-audit", "--no-fund"],
+                              cwd=EXTENSION_DIR, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
     vsix = out / "lsp-coder.vsix"
     done = subprocess.run([*toolchain.vsce, "package", "--allow-missing-repository",
                            "--skip-license", "--out", str(vsix)],
@@ -115,7 +117,7 @@ def user_settings(model: Path, server_config: Path) -> dict[str, Any]:
         "lspCoder.serverPath": sys.executable,
         # NOTE: VS Code starts the server in the workspace folder; -P keeps Python from
         # importing the workspace's numbers.py in place of the standard module.
-        "lspCoder.serverArgs": ["-P", "-m", "lsp_coder", "-v", "--config", str(server_config)],
+        "lspCoder.serverArgs": ["-P", "-m", "lsp_coder", "--config", str(server_config)],
         "lspCoder.model.path": str(model),
         "lspCoder.model.draftPath": "none",
         "lspCoder.completion.debounceMs": 0,
@@ -173,6 +175,7 @@ class VsCodeSetup:
 def prepare(tmp_path: Path, toolchain: Toolchain, model: Path) -> VsCodeSetup:
     """Packages and installs the extension, writes its settings and the workspace."""
     vsix = package_extension(toolchain, tmp_path)
+    # NOTE: named like a standard module on purpose: the server runs in the workspace folder.
     setup = VsCodeSetup(user_data=tmp_path / "user-data", extensions=tmp_path / "extensions",
                         source=tmp_path / "workspace" / "numbers.py")
     setup.source.parent.mkdir()
@@ -189,12 +192,29 @@ def prepare(tmp_path: Path, toolchain: Toolchain, model: Path) -> VsCodeSetup:
     return setup
 
 
-def test_vscode_shows_and_accepts_lsp_coder_ghost_text(tmp_path: Path, real_small_model: Path,
-                                                       artifacts_dir: Path) -> None:
+@dataclass(frozen=True)
+class Tools:
+    """The programs the test drives."""
+
+    toolchain: Toolchain
+    chromium: str
+    sync_playwright: Callable[[], Any]
+
+
+@pytest.fixture(scope="session")
+def vscode_tools() -> Tools:
+    """The installed programs, or a skip (a failure in CI) naming what is missing.
+
+    Session-scoped and requested first, so it skips before the model fixture does any work.
+    """
+    return Tools(toolchain_or_skip(), chromium_or_skip(), playwright_or_skip())
+
+
+def test_vscode_shows_and_accepts_lsp_coder_ghost_text(
+        vscode_tools: Tools, tmp_path: Path, real_small_model: Path, artifacts_dir: Path) -> None:
     """Typing a def in VS Code shows lsp-coder's suggestion as ghost text; Tab inserts it."""
-    toolchain = toolchain_or_skip()
-    chromium = chromium_or_skip()
-    sync_playwright = playwright_or_skip()
+    toolchain, chromium = vscode_tools.toolchain, vscode_tools.chromium
+    sync_playwright = vscode_tools.sync_playwright
     setup = prepare(tmp_path, toolchain, real_small_model)
 
     def server_log() -> str:
