@@ -21,8 +21,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 """Flags that let Debian's Chromium run headless in a container without internet."""
 
 LISTENING = re.compile(r"HTTP server listening on (http://127\.0\.0\.1:\d+/)")
-GHOST_TEXT = ".ghost-text-decoration, .ghost-text-decoration-preview, .ghost-text .view-line"
-"""The inline suggestion as VS Code draws it: on the cursor's line, then any further lines."""
+GHOST_TEXT = ".ghost-text-decoration, .ghost-text-decoration-preview"
+"""The inline suggestion's part on the cursor's line, as VS Code draws it."""
 
 
 @dataclass
@@ -148,7 +148,7 @@ class Workbench:
         self.page.keyboard.press("Enter")
 
     def ghost_text(self) -> list[str]:
-        """The inline suggestion's lines as drawn ([] when none is shown)."""
+        """The pieces of the inline suggestion drawn on the cursor's line ([] when none)."""
         return [_plain(text) for text in self.page.locator(GHOST_TEXT).all_inner_texts()]
 
     def suggest_widget_visible(self) -> bool:
