@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.models import DEFAULT_DRAFT, ensure_embedded
+from lsp_coder.model_files import DEFAULT_DRAFT, ensure_embedded
 from tests.fixtures.tiny_gguf import cached_model
 
 

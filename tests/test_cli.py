@@ -50,6 +50,7 @@ def test_doctor_reports_model_template_memory_and_safety(tmp_path, tiny_codellam
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "▁<PRE>" in out and "▁<SUF>" in out and "▁<MID>" in out
+    assert "prefix-suffix-middle layout (completion.fim_layout = auto)" in out
     assert "memory" in out and "KV" in out and "compute" in out
     assert "AMX kernels" in out and "status      ok" in out
 

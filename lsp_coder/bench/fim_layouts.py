@@ -52,7 +52,7 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
     if error:
         raise RuntimeError(error)
     engine = service.engine
-    template = service._template(engine)
+    template = engine.template
     cc = config.completion
     results: dict[str, dict[str, float]] = {}
     cases = [h for f in files for h in holes(f, per_file)]

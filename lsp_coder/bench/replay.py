@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..tools.session import Session
-from .trace import Trace, default_files, make_trace
+from ..client.session import Session
+from ..client.trace import Trace, default_files, make_trace
 
 
 @dataclass(slots=True)

@@ -22,25 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..engine.fim_template import FimTemplate
 from .context import PromptParts
 
 Tokenize = Callable[[str], list[int]]
 Detokenize = Callable[[list[int]], str]
-
-
-@dataclass(frozen=True, slots=True)
-class FimTemplate:
-    """Token ids of a FIM template; ``prefix < 0`` means the model has none (prefix-only)."""
-
-    prefix: int = -1
-    suffix: int = -1
-    middle: int = -1
-    file_sep: int = -1
-    bos: int = -1
-
-    @property
-    def has_fim(self) -> bool:
-        return min(self.prefix, self.suffix, self.middle) >= 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,36 +1,34 @@
 """What to complete: cache, context, prompt, engine call, postprocessing. No pygls here.
 
-All methods except ``abort`` run on the one inference worker thread.
+Threads: ``load``, ``close`` and ``complete`` run on the one inference worker thread (they use
+the engine). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on the event loop and
+touch the engine not at all (``reconfigure``) or only to read counters (``snapshot``): new
+engine settings are taken by the worker at the start of its next request.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
 
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest, RequestStats
 from ..engine.llama import ModelLoadError
-from ..models import (
-    DEFAULT_DRAFT,
-    DEFAULT_TARGET,
-    ModelUnavailable,
-    Progress,
-    check_model_file,
-    ensure_embedded,
-)
+from ..model_files import ModelUnavailable, Progress, resolve_model_paths
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
-from .fim import FimTemplate, build_prompt, resolve_layout
+from .fim import build_prompt, resolve_layout
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .suggestions import SuggestionCache
 
+__all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
+
 log = logging.getLogger(__name__)
 
-DISABLED = ("none", "off", "false")
+PROMPT_SLACK_TOKENS = 8
+"""KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +49,8 @@ class CompletionRequest:
 
 @dataclass(slots=True)
 class Suggestion:
+    """What to show; ``stats`` says what the engine did for it (None when it did nothing)."""
+
     text: str
     cached: bool = False
     stats: RequestStats | None = None
@@ -60,7 +60,10 @@ class Suggestion:
 
 
 class CompletionService:
-    """Turns documents and cursors into suggestions using one engine."""
+    """Turns documents and cursors into suggestions using one engine.
+
+    It owns the settings: ``config`` is replaced only by ``reconfigure``.
+    """
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -69,30 +72,13 @@ class CompletionService:
         self.suggestions = SuggestionCache()
         self.extra = ExtraContext()
 
-    # -- model lifecycle ------------------------------------------------------------------------
-
-    def resolve_paths(self, progress: Progress | None = None) -> tuple[Path, Path | None]:
-        """The target and draft files from the config, assembling the embedded default."""
-        mc = self.config.model
-        if mc.path:
-            target = check_model_file(mc.path)
-            draft = None
-        else:
-            target = ensure_embedded(DEFAULT_TARGET, progress)
-            if mc.draft_path.lower() in DISABLED or not self.config.speculative.enabled:
-                return target, None
-            if mc.draft_path:
-                return target, check_model_file(mc.draft_path)
-            return target, ensure_embedded(DEFAULT_DRAFT, progress)
-        if mc.draft_path and mc.draft_path.lower() not in DISABLED:
-            draft = check_model_file(mc.draft_path)
-        return target, draft
+    # -- model lifecycle (worker thread) --------------------------------------------------------
 
     def load(self, progress: Progress | None = None) -> str | None:
         """Load the engine; returns an error message (and keeps serving empty) on failure."""
         self.close()
         try:
-            target, draft = self.resolve_paths(progress)
+            target, draft = resolve_model_paths(self.config, progress)
             self.engine = Engine(target, draft, self.config)
             self.error = None
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
@@ -100,19 +86,49 @@ class CompletionService:
             log.error(self.error)
         return self.error
 
-    def reconfigure(self, config: Config) -> bool:
-        """Apply new settings; returns True when the model must be reloaded (call ``load``)."""
-        reload = config.model != self.config.model or config.cache != self.config.cache or (
-            config.speculative.draft_model != self.config.speculative.draft_model)
-        self.config = config
-        if self.engine is not None and not reload:
-            self.engine.update(config)
-        return reload
-
     def close(self) -> None:
         if self.engine is not None:
             self.engine.close()
             self.engine = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a model is loaded."""
+        return self.engine is not None
+
+    def describe(self) -> dict[str, Any]:
+        """The loaded model's figures and warnings (``Engine.describe``); {} without one."""
+        return self.engine.describe() if self.engine is not None else {}
+
+    # -- settings and documents (event loop) ----------------------------------------------------
+
+    def reconfigure(self, config: Config) -> bool:
+        """Take new settings; returns True when the model must be reloaded (call ``load``).
+
+        Settings that need no reload reach the engine at the start of the next request, on the
+        worker thread, never during a decode.
+        """
+        old = self.config
+        self.config = config
+        return config.model != old.model or config.cache != old.cache or (
+            config.speculative.draft_model != old.speculative.draft_model)
+
+    def forget(self, uri: str) -> None:
+        """A document closed: drop its suggestions and its place in the extra context."""
+        self.suggestions.forget(uri)
+        self.extra.forget(uri)
+
+    def snapshot(self) -> dict[str, Any]:
+        """Whether a model is loaded, the load error, and the prefix cache's KV use.
+
+        Keys: ``model_loaded``, ``error`` and, with a model, ``kv_used_bytes``,
+        ``kv_budget_bytes``, ``kv_evicted_blocks`` (see ``engine.MemoryStats``).
+        """
+        engine = self.engine
+        out: dict[str, Any] = {"model_loaded": engine is not None, "error": self.error}
+        if engine is not None:
+            out.update(asdict(engine.memory_stats()))
+        return out
 
     # -- completion -----------------------------------------------------------------------------
 
@@ -144,18 +160,20 @@ class CompletionService:
         engine = self.engine
         if engine is None:
             return Suggestion("", stop_reason="no_model")
-        cc = self.config.completion
+        config = self.config  # one version of the settings for the whole request
+        if engine.config is not config:
+            engine.update(config)
+        cc = config.completion
         prefix_tokens, suffix_tokens, extra_tokens = _fit_budgets(
             cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens,
-            engine.cache.budget - cc.max_tokens - 8)
+            engine.cache.budget - cc.max_tokens - PROMPT_SLACK_TOKENS)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens)
         self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
         extra = self.extra.chunks(req.uri, extra_tokens)
         parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
         multiline = wants_multiline(parts)
-        template = self._template(engine)
-        prompt = build_prompt(template, parts, engine.tokenize, engine.detokenize,
+        prompt = build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                               prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
                               extra_tokens=extra_tokens,
                               layout=resolve_layout(cc.fim_layout, engine.architecture))
@@ -172,7 +190,7 @@ class CompletionService:
             corpus=engine.tokenize(self.suggestions.latest(req.uri)),
             heal=prompt.heal,
             stop=_line_limit(max_lines),
-            speculative=self.config.speculative.enabled,
+            speculative=config.speculative.enabled,
             cancelled=cancelled,
             on_text=early.on_text if answer_early is not None else None,
         )
@@ -185,13 +203,6 @@ class CompletionService:
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra={"answered_early": early.sent})
-
-    def _template(self, engine: Engine) -> FimTemplate:
-        bos = engine.model.bos if engine.model.add_bos else -1
-        if engine.fim is None:
-            return FimTemplate(bos=bos)
-        return FimTemplate(engine.fim.prefix, engine.fim.suffix, engine.fim.middle,
-                           engine.fim.sep, bos)
 
     def _filter_context(self, req: CompletionRequest, prefix: str) -> FilterContext:
         parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], req.text[req.offset :])

@@ -19,10 +19,9 @@ class Shown:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """The part of a cached suggestion not typed yet, and what was typed of it."""
+    """The part of a cached suggestion not typed yet."""
 
     remainder: str
-    typed: str
 
 
 class SuggestionCache:
@@ -54,7 +53,7 @@ class SuggestionCache:
                 continue
             typed = prefix[len(entry.prefix) :]
             if len(typed) < len(entry.text) and entry.text.startswith(typed):
-                return Hit(entry.text[len(typed) :], typed)
+                return Hit(entry.text[len(typed) :])
         return None
 
     def latest(self, uri: str) -> str:

@@ -91,12 +91,8 @@ class DrafterRecord:
     prior_draft_ms: float = 0.0
     """Drafting time per token before any was measured (a draft model's own decode time)."""
     proposed: int = 0
-    accepted: int = 0
-    rejections: int = 0
     draft_ms: float = 0.0
     skipped: int = 0
-    probing: bool = False
-    """Whether the last ``choose_k`` only probes a drafter that does not pay."""
     gain_ms_per_token: float = 0.0
     """Decode time the last ``choose_k`` expects to save per generated token."""
     _recent_accepted: float = 0.0
@@ -105,6 +101,9 @@ class DrafterRecord:
     _recent_tokens: float = 0.0
 
     PROBE_EVERY = 32
+    PROBE_TOKENS = 2
+    REALIZED_MIN_TOKENS = 16
+    """Recent drafted tokens needed before the measured rate overrides the estimate."""
     MEMORY = 0.95
     """Each verification weighs this much less than the next: the estimate follows the text."""
 
@@ -119,18 +118,17 @@ class DrafterRecord:
 
     def realized_rate(self) -> float | None:
         """Tokens per ms of the recent drafted steps, drafting included (None: too few)."""
-        if self._recent_tokens < 16:
+        if self._recent_tokens < self.REALIZED_MIN_TOKENS:
             return None
         return self._recent_tokens / self._recent_ms
 
     def choose_k(self, costs: BatchCosts, limit: int) -> int:
         """The number of tokens to draft now; 0 when drafting would be slower than not.
 
-        A drafter that does not pay is still probed with 2 tokens every ``PROBE_EVERY``
+        A drafter that does not pay is still probed with ``PROBE_TOKENS`` every ``PROBE_EVERY``
         steps, so its estimate can recover when the text becomes predictable.
         """
         limit = min(limit, self.max_k)
-        self.probing = False
         self.gain_ms_per_token = 0.0
         if limit <= 0:
             return 0
@@ -153,8 +151,7 @@ class DrafterRecord:
             self.skipped += 1
             if self.skipped >= self.PROBE_EVERY:
                 self.skipped = 0
-                self.probing = True
-                return min(2, limit)
+                return min(self.PROBE_TOKENS, limit)
         return best_k
 
     def record(self, proposed: int, accepted: int, draft_ms: float, step_ms: float) -> None:
@@ -162,8 +159,6 @@ class DrafterRecord:
         ``accepted + 1`` tokens."""
         rejected = accepted < proposed
         self.proposed += proposed
-        self.accepted += accepted
-        self.rejections += rejected
         self.draft_ms += draft_ms
         m = self.MEMORY
         self._recent_accepted = self._recent_accepted * m + accepted

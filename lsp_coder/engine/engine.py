@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..config import Config
 from .costs import BatchCosts
+from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
 from .llama import Context, ContextParams, Model, ModelParams, build_has_amx
@@ -18,13 +19,15 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class FimTokens:
-    """The special tokens of a fill-in-the-middle template, read from the GGUF's vocabulary."""
+class MemoryStats:
+    """How full the target's prefix cache is (for ``lspCoder.stats``)."""
 
-    prefix: int
-    suffix: int
-    middle: int
-    sep: int = -1
+    kv_used_bytes: int
+    """KV memory held by cached tokens."""
+    kv_budget_bytes: int
+    """The most KV memory the cache may hold."""
+    kv_evicted_blocks: int
+    """Blocks evicted since the engine loaded."""
 
 
 def extra_bufts_enabled(setting: str) -> bool:
@@ -35,10 +38,7 @@ def extra_bufts_enabled(setting: str) -> bool:
 
 
 class Engine:
-    """Owns the llama.cpp models and contexts; use from one worker thread.
-
-    ``abort()`` is the one method safe to call from other threads.
-    """
+    """Owns the llama.cpp models and contexts; use from one worker thread."""
 
     def __init__(self, model_path: Path, draft_path: Path | None, config: Config) -> None:
         self.config = config
@@ -60,8 +60,8 @@ class Engine:
                                  shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         self.model.pieces()  # index the vocabulary now, not on the first keystroke
         self.architecture = self.model.meta("general.architecture") or ""
-        self.fim = self._fim_tokens(self.model)
-        if self.fim is None:
+        self.template = self._fim_template(self.model)
+        if not self.template.has_fim:
             self.warnings.append(
                 f"{model_path.name} has no fill-in-the-middle tokens: completing from the text"
                 " before the cursor only (use a FIM-capable code model for better results)"
@@ -69,8 +69,7 @@ class Engine:
         self.draft: DraftModel | None = None
         if draft_path is not None and config.speculative.draft_model:
             self.draft = self._load_draft(draft_path, params, ctx_params)
-        self.generator = Generator(self.model, self.cache, self._drafters(),
-                                   max_draft=config.speculative.max_draft, costs=self.costs,
+        self.generator = Generator(self.model, self.cache, self._drafters(), costs=self.costs,
                                    memory=GreedyMemory())
         self.generator.use_memory = config.speculative.greedy_memory
 
@@ -89,7 +88,8 @@ class Engine:
                             reuse=cc.reuse,
                             shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         return DraftModel(model, ctx, cache, self.config.speculative.p_min,
-                          token_ms=costs.ms(1), prefill_token_ms=costs.prefill_token_ms)
+                          token_ms=costs.ms(1), prefill_token_ms=costs.prefill_token_ms,
+                          max_k=self.config.speculative.max_draft)
 
     def _drafters(self) -> list[Drafter]:
         sc = self.config.speculative
@@ -97,16 +97,17 @@ class Engine:
         if sc.previous_suggestion:
             drafters.append(PreviousSuggestion(self.model))
         if sc.ngram:
-            drafters.append(NGramLookup())
+            drafters.append(NGramLookup(max_k=sc.max_draft))
         if self.draft is not None:
             drafters.append(self.draft)
         return drafters
 
     @staticmethod
-    def _fim_tokens(model: Model) -> FimTokens | None:
+    def _fim_template(model: Model) -> FimTemplate:
+        bos = model.bos if model.add_bos else -1
         if min(model.fim_pre, model.fim_suf, model.fim_mid) < 0:
-            return None
-        return FimTokens(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep)
+            return FimTemplate(bos=bos)
+        return FimTemplate(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep, bos)
 
     # -- used from the worker thread ------------------------------------------------------------
 
@@ -121,7 +122,6 @@ class Engine:
             req.speculative = False
         if self.draft is None:
             return self.generator.generate(req)
-        self.draft.ctx.clear_abort()
         self.draft.ctx.cancel_check = req.cancelled
         try:
             return self.generator.generate(req)
@@ -135,13 +135,12 @@ class Engine:
         if self.draft is not None:
             self.draft.p_min = config.speculative.p_min
 
-    # -- any thread ---------------------------------------------------------------------------
-
-    def abort(self) -> None:
-        """Stop the running decode between ubatches (the flag clears when it returns)."""
-        self.ctx.abort()
-        if self.draft is not None:
-            self.draft.abort()
+    def memory_stats(self) -> MemoryStats:
+        """The prefix cache's use of KV memory now."""
+        return MemoryStats(
+            kv_used_bytes=self.cache.used_bytes,
+            kv_budget_bytes=self.cache.budget * self.model.kv_bytes_per_token(),
+            kv_evicted_blocks=self.cache.evicted_blocks)
 
     def describe(self) -> dict:
         """Model, template and memory figures (for ``doctor`` and the log)."""
@@ -149,15 +148,16 @@ class Engine:
         out = {
             "model": str(self.model.path),
             "description": self.model.description(),
+            "architecture": self.architecture,
             "weights_bytes": self.model.size_bytes,
             "n_ctx": self.ctx.n_ctx,
             "n_seq_max": self.ctx.n_seq_max,
             "kv_bytes_per_token": kv_token,
             "kv_bytes": kv_token * self.ctx.n_ctx,
-            "fim": None if self.fim is None else {
-                "prefix": self.model.token_text(self.fim.prefix),
-                "suffix": self.model.token_text(self.fim.suffix),
-                "middle": self.model.token_text(self.fim.middle),
+            "fim": None if not self.template.has_fim else {
+                "prefix": self.model.token_text(self.template.prefix),
+                "suffix": self.model.token_text(self.template.suffix),
+                "middle": self.model.token_text(self.template.middle),
                 "eot": self.model.token_text(self.model.eot) if self.model.eot >= 0 else None,
             },
             "extra_bufts": self.model_params.use_extra_bufts,

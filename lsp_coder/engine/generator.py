@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Callable, Sequence
 
 import numpy as np
@@ -14,7 +15,7 @@ from .greedy_memory import GreedyMemory
 from .llama import Context, DecodeAborted, Model
 from .prefix_cache.manager import PrefixCache
 from .sampling import pick, verify
-from .speculative import Drafter
+from .speculative import Draft, Drafter
 
 log = logging.getLogger(__name__)
 
@@ -24,17 +25,26 @@ StopRule = Callable[[str], int | None]
 
 @dataclass(slots=True)
 class GenerateRequest:
+    """One completion for the decode loop."""
+
     prompt: list[int]
     max_tokens: int = 64
     temperature: float = 0.0
+    """0 decodes greedily; above it, picks are sampled."""
     seed: int = 0
     hint: list[int] = field(default_factory=list)
+    """The rest of a suggestion the user typed through (heal text first): drafted first."""
     corpus: list[int] = field(default_factory=list)
+    """The last suggestion shown in this document: where n-gram lookups look first."""
     heal: str = ""
+    """Text the prompt held back (the last typed token): the first picks must spell it, and
+    it is cut from the front of the result."""
     stop: StopRule | None = None
     speculative: bool = True
     cancelled: Callable[[], bool] = lambda: False
+    """Polled between steps and ubatches; True ends the request as cancelled."""
     on_text: Callable[[str], None] | None = None
+    """Told the text so far after every emitted token."""
 
 
 @dataclass(slots=True)
@@ -62,19 +72,63 @@ class GenerateResult:
     stats: RequestStats
 
 
-_FREE_CATCHUP = 32
+class Stop(Enum):
+    """Why a request ended (``GenerateResult.stop_reason`` holds the value)."""
+
+    EOG = "eog"
+    MAX_TOKENS = "max_tokens"
+    STOP_RULE = "stop"
+    CANCELLED = "cancelled"
+
+
+FREE_CATCHUP_TOKENS = 32
 """Context a drafter may read before drafting without weighing its cost (a few keystrokes)."""
 
-_NEAR_TIE = 0.05
+NEAR_TIE_LOGIT_GAP = 0.05
 """Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
+
+DEFAULT_BATCH_MS = {1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0}
+"""Verification batch costs assumed when none were calibrated (tests)."""
+
+
+@dataclass(slots=True)
+class _Run:
+    """One request on its way through the decode loop."""
+
+    req: GenerateRequest
+    stats: RequestStats
+    rng: np.random.Generator
+    heal: bytes
+    """The healing text the next picks must still spell."""
+    out: list[int] = field(default_factory=list)
+    next_token: int = -1
+    """The target's pick after ``out``, not emitted yet."""
+    constrained: bool = False
+    """Whether ``next_token`` was picked under the healing constraint."""
+    constrained_until: int = 0
+    """The tokens of ``out`` before this were picked under the healing constraint."""
+    seq: int = -1
+    """The target sequence that holds ``prompt + out`` (less the last token of ``out``)."""
+
+    @property
+    def history(self) -> list[int]:
+        return self.req.prompt + self.out
+
+
+def _ms_since(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
 
 
 class Generator:
-    """Runs one request at a time on the target context (call from the worker thread only)."""
+    """Runs one request at a time on the target context (call from the worker thread only).
+
+    One request: recall what the greedy memory knows, prefill the rest of the prompt, then
+    emit the pending pick and take a plain step or a verification step (draft, evaluate
+    ``[last, draft...]``, accept, remove the rejected tail) until a stop; remember greedy picks.
+    """
 
     def __init__(self, model: Model, cache: PrefixCache, drafters: Sequence[Drafter] = (),
-                 max_draft: int = 8, costs: BatchCosts | None = None,
-                 memory: GreedyMemory | None = None) -> None:
+                 costs: BatchCosts | None = None, memory: GreedyMemory | None = None) -> None:
         self.model = model
         self.memory = memory
         self.use_memory = True
@@ -82,182 +136,210 @@ class Generator:
         self.cache = cache
         self.ctx: Context = cache.ctx
         self.drafters = list(drafters)
-        # The rest of a suggestion is drafted up to 16 at a time: it is usually right whole.
-        self.records = {d.name: DrafterRecord(max_k=16 if d.name == "previous" else max_draft,
-                                              prior_accepted=d.prior[0],
+        self.records = {d.name: DrafterRecord(max_k=d.max_k, prior_accepted=d.prior[0],
                                               prior_rejected=d.prior[1],
                                               prior_draft_ms=d.token_ms)
                         for d in self.drafters}
-        self.costs = costs or BatchCosts({1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0})
+        self.costs = costs or BatchCosts(DEFAULT_BATCH_MS)
 
     def generate(self, req: GenerateRequest) -> GenerateResult:
         """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
-        stats = RequestStats(prompt_tokens=len(req.prompt))
-        rng = np.random.default_rng(req.seed)
-        out: list[int] = []
-        reason = "max_tokens"
-        heal = req.heal.encode("utf-8")
-        greedy = req.temperature <= 0
-        constrained_until = 0  # the tokens of ``out`` before it were picked under healing
-        next_token, constrained = -1, False
-        t0 = time.perf_counter()
-        t_decode: float | None = None
-        self.ctx.clear_abort()
+        run = _Run(req, RequestStats(prompt_tokens=len(req.prompt)),
+                   np.random.default_rng(req.seed), req.heal.encode("utf-8"))
         self.ctx.cancel_check = req.cancelled
         try:
-            if greedy and req.speculative and self.use_memory and self.memory is not None:
-                reason, heal = self._recall(req, out, heal)
-                stats.known_tokens = len(out)
-                stats.decode_ms = (time.perf_counter() - t0) * 1000
-                if reason != "open":
-                    stats.reused_tokens = len(req.prompt)  # nothing had to be evaluated
-                    return self._finish(req, out, reason, stats)
-                reason = "max_tokens"
-                t0 = time.perf_counter()
-            history = req.prompt + out
-            stats.prompt_tokens = len(history)
-            prepared = self.cache.prepare(history)
-            stats.reused_tokens = prepared.reused
-            stats.shifted_tokens = prepared.shifted
-            stats.evaluated_tokens = len(history) - prepared.reused
-            seq = prepared.seq_id
-            self.cache.extend(seq, history[prepared.reused :], n_logits=1)
-            stats.prefill_ms = (time.perf_counter() - t0) * 1000
-            next_token, heal, constrained = self._next(self.ctx.logits(0), heal,
-                                                       req.temperature, rng)
-            for drafter in self.drafters:
-                drafter.begin(req.prompt, req.hint, req.corpus)
-            t_decode = time.perf_counter()
-            while True:
-                if req.cancelled():
-                    reason = "cancelled"
-                    break
-                if self.model.is_eog(next_token):
-                    reason = "eog"
-                    break
-                if len(out) >= req.max_tokens:
-                    break
-                token = next_token
-                out.append(token)
-                if constrained:
-                    constrained_until = len(out)
-                _, stop_now = self._emit(out, req)
-                if stop_now:
-                    reason = "stop"
-                    break
-                if len(out) >= req.max_tokens:
-                    break
-                step_start = time.perf_counter()
-                drafted = (self._draft(req.prompt + out, len(out), req)
-                           if req.speculative and not heal else None)
-                if drafted is None:
-                    self.cache.extend(seq, [token], n_logits=1)
-                    self.costs.observe(1, (time.perf_counter() - step_start) * 1000)
-                    next_token, heal, constrained = self._next(self.ctx.logits(0), heal,
-                                                               req.temperature, rng)
-                    stats.decode_steps += 1
-                    continue
-                name, draft = drafted
-                verify_start = time.perf_counter()
-                n_rows = self.cache.extend(seq, [token] + draft.tokens,
-                                           n_logits=len(draft.tokens) + 1)
-                self.costs.observe(n_rows, (time.perf_counter() - verify_start) * 1000)
-                rows = [self.ctx.logits(i) for i in range(n_rows)]
-                verdict = verify(rows, draft.tokens, req.temperature, rng,
-                                 draft.probs if req.temperature > 0 else None)
-                stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
-                accepted = draft.tokens[: verdict.accepted]
-                self.cache.truncate(seq, len(req.prompt) + len(out) + len(accepted))
-                self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
-                             (time.perf_counter() - step_start) * 1000, stats)
-                stats.decode_steps += 1
-                next_token = verdict.token
-                constrained = False
-                eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
-                if eog_at is not None:
-                    accepted, next_token = accepted[:eog_at], accepted[eog_at]
-                out.extend(accepted)
-                for drafter in self.drafters:
-                    drafter.accepted(req.prompt + out)
-                if accepted:
-                    _, stop_now = self._emit(out, req)
-                    if stop_now:
-                        reason = "stop"
-                        break
-        except DecodeAborted:
-            reason = "cancelled"
-            stats.prefill_ms = stats.prefill_ms or (time.perf_counter() - t0) * 1000
+            if self._may_recall(req):
+                reason = self._recall(run)
+                if reason is not None:
+                    run.stats.reused_tokens = len(req.prompt)  # nothing had to be evaluated
+                    return self._finish(run, reason)
+            reason = self._decode(run)
         finally:
-            if t_decode is not None:
-                stats.decode_ms += (time.perf_counter() - t_decode) * 1000
             self.ctx.cancel_check = None
-            self.ctx.clear_abort()
-        if greedy and self.memory is not None:
-            ended = [next_token] if reason == "eog" and not constrained else []
-            self.memory.remember(req.prompt + out + ended, len(req.prompt) + constrained_until)
-        return self._finish(req, out, reason, stats)
+        self._remember(run, reason)
+        return self._finish(run, reason)
 
-    def _finish(self, req: GenerateRequest, out: list[int], reason: str,
-                stats: RequestStats) -> GenerateResult:
+    # -- phases ---------------------------------------------------------------------------------
+
+    def _may_recall(self, req: GenerateRequest) -> bool:
+        return (req.temperature <= 0 and req.speculative and self.use_memory
+                and self.memory is not None)
+
+    def _recall(self, run: _Run) -> Stop | None:
+        """Take the remembered greedy continuation of the prompt into ``run.out``.
+
+        Returns why the request ended within it, or None if it goes on. A remembered token is
+        the target's unconstrained argmax, so it is also its pick under the healing constraint
+        whenever the constraint allows it.
+        """
+        start = time.perf_counter()
+        reason = self._take_remembered(run)
+        run.stats.known_tokens = len(run.out)
+        run.stats.decode_ms = _ms_since(start)
+        return reason
+
+    def _take_remembered(self, run: _Run) -> Stop | None:
+        req = run.req
+        for token in self.memory.continuation(req.prompt) if self.memory else []:
+            if len(run.out) >= req.max_tokens:
+                return Stop.MAX_TOKENS
+            if self.model.is_eog(token):
+                return Stop.EOG
+            if run.heal:
+                if token not in self.model.healing_candidates(run.heal):
+                    return None
+                piece = self.model.piece(token)
+                run.heal = b"" if piece.startswith(run.heal) else run.heal[len(piece) :]
+            run.out.append(token)
+            if self._emit(run):
+                return Stop.STOP_RULE
+        if run.out and len(run.out) >= req.max_tokens:
+            return Stop.MAX_TOKENS
+        return None
+
+    def _decode(self, run: _Run) -> Stop:
+        """Prefill, then one step after another until a stop."""
+        start = time.perf_counter()
+        decode_start: float | None = None
+        try:
+            self._prefill(run, start)
+            decode_start = time.perf_counter()
+            while True:
+                reason = self._emit_next(run)
+                if reason is not None:
+                    return reason
+                step_start = time.perf_counter()
+                drafted = self._draft(run) if run.req.speculative and not run.heal else None
+                if drafted is None:
+                    self._plain_step(run, step_start)
+                    continue
+                reason = self._verify_step(run, *drafted, step_start)
+                if reason is not None:
+                    return reason
+        except DecodeAborted:
+            run.stats.prefill_ms = run.stats.prefill_ms or _ms_since(start)
+            return Stop.CANCELLED
+        finally:
+            if decode_start is not None:
+                run.stats.decode_ms += _ms_since(decode_start)
+
+    def _prefill(self, run: _Run, start: float) -> None:
+        """Evaluate what the prefix cache does not hold of the history; pick the first token."""
+        history = run.history
+        stats = run.stats
+        stats.prompt_tokens = len(history)
+        prepared = self.cache.prepare(history)
+        stats.reused_tokens = prepared.reused
+        stats.shifted_tokens = prepared.shifted
+        stats.evaluated_tokens = len(history) - prepared.reused
+        run.seq = prepared.seq_id
+        self.cache.extend(run.seq, history[prepared.reused :], n_logits=1)
+        stats.prefill_ms = _ms_since(start)
+        self._pick(run, self.ctx.logits(0))
+        for drafter in self.drafters:
+            drafter.begin(run.req.prompt, run.req.hint, run.req.corpus)
+
+    def _emit_next(self, run: _Run) -> Stop | None:
+        """Append the pending pick to the output, unless the request ends before it."""
+        if run.req.cancelled():
+            return Stop.CANCELLED
+        if self.model.is_eog(run.next_token):
+            return Stop.EOG
+        if len(run.out) >= run.req.max_tokens:
+            return Stop.MAX_TOKENS
+        run.out.append(run.next_token)
+        if run.constrained:
+            run.constrained_until = len(run.out)
+        if self._emit(run):
+            return Stop.STOP_RULE
+        if len(run.out) >= run.req.max_tokens:
+            return Stop.MAX_TOKENS
+        return None
+
+    def _plain_step(self, run: _Run, step_start: float) -> None:
+        """Evaluate the last token alone and pick the next."""
+        self.cache.extend(run.seq, run.out[-1:], n_logits=1)
+        self.costs.observe(1, _ms_since(step_start))
+        self._pick(run, self.ctx.logits(0))
+        run.stats.decode_steps += 1
+
+    def _verify_step(self, run: _Run, name: str, draft: Draft, step_start: float) -> Stop | None:
+        """One verification of a draft; returns STOP_RULE if the accepted text ends the request."""
+        req = run.req
+        # Evaluate [last, draft...]: row i predicts the token after draft[:i].
+        verify_start = time.perf_counter()
+        n_rows = self.cache.extend(run.seq, run.out[-1:] + draft.tokens,
+                                   n_logits=len(draft.tokens) + 1)
+        self.costs.observe(n_rows, _ms_since(verify_start))
+        rows = [self.ctx.logits(i) for i in range(n_rows)]
+        # Accept the agreeing prefix; the target's own token follows it.
+        verdict = verify(rows, draft.tokens, req.temperature, run.rng)
+        run.stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
+        accepted = draft.tokens[: verdict.accepted]
+        # Remove the rejected tail from the KV.
+        self.cache.truncate(run.seq, len(req.prompt) + len(run.out) + len(accepted))
+        self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
+                     _ms_since(step_start), run.stats)
+        run.stats.decode_steps += 1
+        run.next_token, run.constrained = verdict.token, False
+        eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
+        if eog_at is not None:
+            accepted, run.next_token = accepted[:eog_at], accepted[eog_at]
+        run.out.extend(accepted)
+        for drafter in self.drafters:
+            drafter.accepted(run.history)
+        if accepted and self._emit(run):
+            return Stop.STOP_RULE
+        return None
+
+    def _remember(self, run: _Run, reason: Stop) -> None:
+        """Keep the greedy picks (and the end token, if one was picked freely)."""
+        if run.req.temperature > 0 or self.memory is None:
+            return
+        ended = [run.next_token] if reason is Stop.EOG and not run.constrained else []
+        self.memory.remember(run.history + ended, len(run.req.prompt) + run.constrained_until)
+
+    def _finish(self, run: _Run, reason: Stop) -> GenerateResult:
+        req, out, stats = run.req, run.out, run.stats
         stats.generated_tokens = len(out)
         log.debug("generate: prompt %d reused %d hint %d -> %d tokens (%d known, %s) in %.0f ms"
                   " decode, %d steps, drafts %s/%s", len(req.prompt), stats.reused_tokens,
-                  len(req.hint), len(out), stats.known_tokens, reason, stats.decode_ms,
+                  len(req.hint), len(out), stats.known_tokens, reason.value, stats.decode_ms,
                   stats.decode_steps, stats.draft_accepted, stats.draft_proposed)
         text = self._text(out, req)
         cut = req.stop(text) if req.stop is not None else None
-        return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
+        return GenerateResult(text if cut is None else text[:cut], out, reason.value, stats)
 
-    def _recall(self, req: GenerateRequest, out: list[int], heal: bytes) -> tuple[str, bytes]:
-        """Take the remembered greedy continuation of ``req.prompt`` into ``out``.
+    # -- helpers --------------------------------------------------------------------------------
 
-        Returns why generation ended within it ("open" if it goes on) and the healing text
-        still to be matched. A remembered token is the target's unconstrained argmax, so it is
-        also its pick under the healing constraint whenever the constraint allows it.
+    def _pick(self, run: _Run, logits: np.ndarray) -> None:
+        """Pick the next token under what is left of the healing text.
+
+        A pick the constraint changed is no greedy pick to remember (``run.constrained``).
         """
-        reason = "open"
-        for token in self.memory.continuation(req.prompt) if self.memory else []:
-            if len(out) >= req.max_tokens:
-                reason = "max_tokens"
-                break
-            if self.model.is_eog(token):
-                reason = "eog"
-                break
-            if heal:
-                if token not in self.model.healing_candidates(heal):
-                    break
-                piece = self.model.piece(token)
-                heal = b"" if piece.startswith(heal) else heal[len(piece) :]
-            out.append(token)
-            _, stop_now = self._emit(out, req)
-            if stop_now:
-                reason = "stop"
-                break
-        else:
-            if out and len(out) >= req.max_tokens:
-                reason = "max_tokens"
-        return reason, heal
-
-    def _next(self, logits: np.ndarray, rest: bytes, temperature: float,
-              rng: np.random.Generator) -> tuple[int, bytes, bool]:
-        """The next token, what of the healing text ``rest`` is left after it, and whether
-        the constraint changed the pick (it is then no greedy pick to remember)."""
+        rest = run.heal
+        temperature = run.req.temperature
         if not rest:
-            return pick(logits, temperature, rng), b"", False
+            run.next_token, run.constrained = pick(logits, temperature, run.rng), False
+            return
         allowed = self.model.healing_candidates(rest)
-        if len(allowed) == 0:
-            return pick(logits, temperature, rng), b"", True
-        token = int(allowed[pick(logits[allowed], temperature, rng)])
+        if len(allowed) == 0:  # no token spells it: drop the constraint
+            run.next_token = pick(logits, temperature, run.rng)
+            run.heal, run.constrained = b"", True
+            return
+        token = int(allowed[pick(logits[allowed], temperature, run.rng)])
         piece = self.model.piece(token)
-        left = b"" if piece.startswith(rest) else rest[len(piece) :]
-        return token, left, temperature > 0 or token != int(np.argmax(logits))
+        run.next_token = token
+        run.heal = b"" if piece.startswith(rest) else rest[len(piece) :]
+        run.constrained = temperature > 0 or token != int(np.argmax(logits))
 
     def _text(self, out: list[int], req: GenerateRequest) -> str:
         text = self.model.detokenize(out)
         return text[len(req.heal) :] if req.heal and text.startswith(req.heal) else text
 
-    def _draft(self, history: list[int], n_out: int, req: GenerateRequest):
+    def _draft(self, run: _Run) -> tuple[str, Draft] | None:
         """The first drafter, cheapest first, whose draft is worth verifying now."""
+        req, n_out, history = run.req, len(run.out), run.history
         limit = min(req.max_tokens - n_out, self.ctx.n_ubatch - 1)
         for drafter in self.drafters:
             record = self.records[drafter.name]
@@ -265,7 +347,7 @@ class Generator:
             if k <= 0:
                 continue
             catchup = drafter.catchup(history)
-            if catchup > _FREE_CATCHUP:
+            if catchup > FREE_CATCHUP_TOKENS:
                 # Reading the context costs now; drafting pays back over the rest of the
                 # request. A probe expects no gain, so it never pays for a catch-up.
                 payback = record.gain_ms_per_token * (req.max_tokens - n_out)
@@ -282,21 +364,22 @@ class Generator:
         stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
         stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
 
-    def _emit(self, out: list[int], req: GenerateRequest) -> tuple[str, bool]:
-        """The text so far (cut by the stop rule) and whether to stop; tells ``on_text``."""
-        text = self._text(out, req)
+    def _emit(self, run: _Run) -> bool:
+        """Tell ``on_text`` the text so far (cut by the stop rule); whether the rule cut it."""
+        req = run.req
+        text = self._text(run.out, req)
         cut = req.stop(text) if req.stop is not None else None
         if cut is not None:
             text = text[:cut]
         if req.on_text is not None:
             req.on_text(text)
-        return text, cut is not None
+        return cut is not None
 
 
 def _count_near_ties(rows: list[np.ndarray]) -> int:
     ties = 0
     for row in rows:
         top2 = np.partition(row, -2)[-2:]
-        if abs(float(top2[1] - top2[0])) < _NEAR_TIE:
+        if abs(float(top2[1] - top2[0])) < NEAR_TIE_LOGIT_GAP:
             ties += 1
     return ties

@@ -59,6 +59,3 @@ class GreedyMemory:
                 best = trace.tokens[n:]
         return list(best)
 
-    def clear(self) -> None:
-        self._traces.clear()
-

@@ -40,7 +40,7 @@ class KvCacheFull(RuntimeError):
 
 
 class DecodeAborted(RuntimeError):
-    """The abort flag stopped a decode; ``done`` tokens of the call were kept."""
+    """``cancel_check`` stopped a decode; ``done`` tokens of the call were kept."""
 
     def __init__(self, done: int) -> None:
         super().__init__(f"decode aborted after {done} tokens")
@@ -130,14 +130,10 @@ class Model:
         self.fim_pre: int = llama_cpp.llama_vocab_fim_pre(self.vocab)
         self.fim_suf: int = llama_cpp.llama_vocab_fim_suf(self.vocab)
         self.fim_mid: int = llama_cpp.llama_vocab_fim_mid(self.vocab)
-        self.fim_pad: int = llama_cpp.llama_vocab_fim_pad(self.vocab)
-        self.fim_rep: int = llama_cpp.llama_vocab_fim_rep(self.vocab)
         self.fim_sep: int = llama_cpp.llama_vocab_fim_sep(self.vocab)
-        self.n_ctx_train: int = llama_cpp.llama_model_n_ctx_train(ptr)
         self.n_layer: int = llama_cpp.llama_model_n_layer(ptr)
         self.n_embd: int = llama_cpp.llama_model_n_embd(ptr)
         self.size_bytes: int = llama_cpp.llama_model_size(ptr)
-        self.n_params: int = llama_cpp.llama_model_n_params(ptr)
         self._piece_cache: dict[int, bytes] = {}
         self._all_pieces: list[bytes] | None = None
         self._piece_ids: dict[bytes, int] = {}
@@ -264,8 +260,8 @@ class ContextParams:
 class Context:
     """A llama.cpp context with several sequences over one unified KV cache.
 
-    Not thread-safe: one worker thread owns it. ``abort()`` may be called from any thread and
-    stops the running decode between ubatches.
+    Not thread-safe: one worker thread owns it. ``cancel_check`` (set per request) is polled
+    between ubatches and by ggml's abort callback; True stops the running decode.
     """
 
     def __init__(self, model: Model, params: ContextParams = ContextParams()) -> None:
@@ -281,7 +277,6 @@ class Context:
         cp.n_threads_batch = threads
         cp.kv_unified = params.kv_unified
         cp.no_perf = True
-        self._abort_flag = threading.Event()
         self.cancel_check: Callable[[], bool] | None = None
         self._abort_cb = llama_cpp.ggml_abort_callback(lambda _data: self.aborting)
         cp.abort_callback = self._abort_cb
@@ -314,18 +309,11 @@ class Context:
 
     # -- cancellation -------------------------------------------------------------------------
 
-    def abort(self) -> None:
-        """Ask the running (or next) decode to stop; cleared by ``clear_abort``."""
-        self._abort_flag.set()
-
-    def clear_abort(self) -> None:
-        self._abort_flag.clear()
-
     @property
     def aborting(self) -> bool:
-        """True once ``abort()`` was called or the current ``cancel_check`` says so."""
+        """Whether the current ``cancel_check`` asks the decode to stop."""
         check = self.cancel_check
-        return self._abort_flag.is_set() or (check is not None and check())
+        return check is not None and check()
 
     # -- decoding -----------------------------------------------------------------------------
 

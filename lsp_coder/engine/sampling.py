@@ -1,8 +1,10 @@
 """Choosing tokens from logits, and the speculative acceptance rule.
 
 Greedy (temperature 0): accept a draft token while it equals the target's argmax, then emit the
-target's argmax at the first mismatch. Sampled: standard speculative rejection sampling, so the
-emitted tokens are distributed exactly as the target's samples would be.
+target's argmax at the first mismatch. Sampled: speculative rejection sampling against the
+distribution the drafter proposed from. The emitted tokens are distributed exactly as the
+target's samples would be only when that distribution is the true one: a deterministic drafter
+(every drafter here, the draft model included, proposes by argmax) is a one-hot proposal.
 """
 
 from __future__ import annotations

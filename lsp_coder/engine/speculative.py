@@ -20,13 +20,24 @@ from .sampling import softmax
 
 @dataclass(slots=True)
 class Draft:
+    """Proposed tokens, each the drafter's deterministic guess (so a one-hot proposal)."""
+
     tokens: list[int]
-    probs: list[np.ndarray] | None = None
     cost_ms: float = 0.0
+    """Time spent drafting them (not counting reading the context first)."""
+
+
+DEFAULT_MAX_DRAFT = 8
+"""Tokens a guessing drafter may propose at once (``speculative.max_draft``)."""
+
+REST_OF_SUGGESTION_MAX_DRAFT = 16
+"""The rest of a suggestion is drafted up to this many at a time: it is usually right whole."""
 
 
 class Drafter(Protocol):
     name: str
+    max_k: int
+    """The most tokens one draft may hold."""
     prior: tuple[float, float]
     """Acceptance prior (accepted, rejected) before anything was measured."""
     token_ms: float
@@ -57,6 +68,7 @@ class PreviousSuggestion:
 
     name = "previous"
     prior = (9.0, 1.0)
+    max_k = REST_OF_SUGGESTION_MAX_DRAFT
     token_ms = prefill_token_ms = 0.0
 
     def __init__(self, model: Model) -> None:
@@ -103,7 +115,9 @@ class NGramLookup:
     prior = (1.0, 1.0)
     token_ms = prefill_token_ms = 0.0
 
-    def __init__(self, n_max: int = 4, n_min: int = 2) -> None:
+    def __init__(self, n_max: int = 4, n_min: int = 2,
+                 max_k: int = DEFAULT_MAX_DRAFT) -> None:
+        self.max_k = max_k
         self.n_max = n_max
         self.n_min = n_min
         self._index: dict[tuple[int, ...], int] = {}
@@ -149,13 +163,19 @@ class NGramLookup:
 
 
 class DraftModel:
-    """A small model with the target's vocabulary drafting greedily, with a confidence cutoff."""
+    """A small model with the target's vocabulary drafting greedily, with a confidence cutoff.
+
+    Its draft is its argmax even when the target samples, so the target's rejection rule treats
+    it as a one-hot proposal (the sampled output keeps the target's distribution).
+    """
 
     name = "draft_model"
     prior = (3.0, 1.0)
 
     def __init__(self, model: Model, ctx: Context, cache: PrefixCache, p_min: float,
-                 token_ms: float = 0.0, prefill_token_ms: float = 0.0) -> None:
+                 token_ms: float = 0.0, prefill_token_ms: float = 0.0,
+                 max_k: int = DEFAULT_MAX_DRAFT) -> None:
+        self.max_k = max_k
         self.model = model
         self.ctx = ctx
         self.cache = cache
@@ -185,28 +205,20 @@ class DraftModel:
         self.cache.extend(self._seq, history[held:], n_logits=1)
         start = time.perf_counter()
         tokens: list[int] = []
-        probs: list[np.ndarray] = []
         while len(tokens) < k:
             p = softmax(self.ctx.logits(0), 1.0)
             tok = int(np.argmax(p))
             if p[tok] < self.p_min or self.model.is_eog(tok):
                 break
             tokens.append(tok)
-            probs.append(p)
             if len(tokens) < k:
                 self.cache.extend(self._seq, [tok], n_logits=1)
-        return Draft(tokens, probs, (time.perf_counter() - start) * 1000)
+        return Draft(tokens, (time.perf_counter() - start) * 1000)
 
     def accepted(self, history: list[int]) -> None:
         if self._seq is not None:
             held = common_prefix(self.cache.tokens(self._seq), history)
             self.cache.truncate(self._seq, held)
-
-    def abort(self) -> None:
-        self.ctx.abort()
-
-    def clear_abort(self) -> None:
-        self.ctx.clear_abort()
 
 
 def vocab_mismatch(target: Model, draft: Model) -> str | None:

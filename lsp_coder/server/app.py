@@ -27,16 +27,20 @@ ACCEPTED_COMMAND = "lspCoder.accepted"
 
 
 class LspCoderServer(LanguageServer):
-    """Holds the config, the completion service and the scheduler that runs it."""
+    """Holds the completion service (which owns the config) and the scheduler that runs it."""
 
     def __init__(self, base_config: Config) -> None:
         super().__init__("lsp-coder", __version__)
-        self.config = base_config
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
                                    lambda: self.config.completion.debounce_ms)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
+
+    @property
+    def config(self) -> Config:
+        """The settings in force (the service's)."""
+        return self.service.config
 
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         """Show and log one message."""
@@ -75,7 +79,7 @@ class LspCoderServer(LanguageServer):
         if error:
             self.tell(error)
             return
-        info = self.service.engine.describe()
+        info = self.service.describe()
         for warning in info["warnings"]:
             self.tell(f"lsp-coder: {warning}", types.MessageType.Warning)
         self.window_log_message(types.LogMessageParams(
@@ -83,7 +87,10 @@ class LspCoderServer(LanguageServer):
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
 
     def apply_settings(self, layer: Any, source: str) -> bool:
-        """Merge a settings layer; on error tell the user and keep the current config."""
+        """Merge a settings layer into the service's config; True when the model must reload.
+
+        On error tell the user and keep the current config.
+        """
         if isinstance(layer, dict):
             layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
         try:
@@ -91,8 +98,7 @@ class LspCoderServer(LanguageServer):
         except ConfigError as exc:
             self.tell(f"lsp-coder: {exc}; keeping the previous settings")
             return False
-        self.config = new
-        return True
+        return self.service.reconfigure(new)
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
         """The completion request at a position of an open document, the document and the
@@ -129,8 +135,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
-        ls.apply_settings(params.initialization_options, "initializationOptions")
-        ls.service.config = ls.config
+        ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
@@ -141,17 +146,13 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
                                        params: types.DidChangeConfigurationParams) -> None:
-        if not ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
-            return
-        if ls.service.reconfigure(ls.config):
+        if ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
             await ls.load_model()
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        ls.service.suggestions.forget(uri)
-        ls.service.extra.forget(uri)
-        ls.scheduler.forget(uri)
+        ls.service.forget(params.text_document.uri)
+        ls.scheduler.forget(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):
@@ -176,14 +177,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
-        engine = ls.service.engine
-        extra: dict[str, Any] = {"model_loaded": engine is not None, "error": ls.service.error,
-                                 "busy": ls.scheduler.busy}
-        if engine is not None:
-            extra["kv_used_bytes"] = engine.cache.used_bytes
-            extra["kv_budget_bytes"] = engine.cache.budget * engine.model.kv_bytes_per_token()
-            extra["kv_evicted_blocks"] = engine.cache.evicted_blocks
-        return ls.stats.snapshot(extra)
+        return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy})
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: LspCoderServer, *args: Any) -> None:

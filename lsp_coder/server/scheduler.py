@@ -215,7 +215,7 @@ class Scheduler:
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
         """Let the engine confirm and extend a typed-through suggestion when it is idle."""
-        if self._running is not None or self.service.engine is None:
+        if self._running is not None or not self.service.loaded:
             return
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, loop.create_future(), background=True)

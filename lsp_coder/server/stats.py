@@ -7,7 +7,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..engine.generator import RequestStats
+from ..completion.service import RequestStats
 
 _SUMMED = ("prompt_tokens", "reused_tokens", "shifted_tokens", "evaluated_tokens",
            "generated_tokens", "known_tokens", "prefill_ms", "decode_ms", "decode_steps",

@@ -7,9 +7,12 @@ import os
 import re
 import sys
 
+from ..completion.fim import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.llama import build_has_amx, gpu_offload_supported, system_info
+
+LAYOUT_NAMES = {"psm": "prefix-suffix-middle", "spm": "suffix-prefix-middle"}
 
 _BUFFER = re.compile(r"(\w+) compute buffer size\s*=\s*([\d.]+) MiB")
 
@@ -41,7 +44,7 @@ def doctor(config: Config) -> int:
     if amx and setting == "auto":
         print("            safe: extra buffer types (AMX, repack) are off because ggml's AMX"
               " kernel crashes on some CPUs; a build without AMX keeps the faster repack"
-              " kernels: see README 'Faster CPU build'")
+              " kernels: see README 'CPU builds and AMX'")
     gpu = gpu_offload_supported()
     print(f"GPU offload {'supported' if gpu else 'not in this build'};"
           f" n_gpu_layers = {config.model.n_gpu_layers}")
@@ -64,12 +67,15 @@ def doctor(config: Config) -> int:
     if error:
         print(f"model       {error}")
         return 1
-    d = service.engine.describe()
+    d = service.describe()
     print(f"model       {d['model']} ({d['description']})")
     fim = d["fim"]
     if fim:
+        setting = config.completion.fim_layout
+        layout = resolve_layout(setting, d["architecture"])
         print(f"FIM         {fim['prefix']} … {fim['suffix']} … {fim['middle']}"
-              f" (end: {fim['eot']}), prefix-suffix-middle layout")
+              f" (end: {fim['eot']}), {LAYOUT_NAMES[layout]} layout"
+              f" (completion.fim_layout = {setting})")
     else:
         print("FIM         none: prefix-only completion")
     print(f"draft       {d['draft'] or 'none'}")

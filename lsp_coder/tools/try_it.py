@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..bench.trace import cut_lines
+from ..client.session import Session
+from ..client.trace import cut_lines
 from .sample import SAMPLE_PY
-from .session import Session
 
 KEYSTROKE_S = 0.12
 

@@ -18,13 +18,49 @@ async def server_stats(client: LanguageClient) -> dict:
         types.ExecuteCommandParams(command="lspCoder.stats"))
 
 
+async def totals(client: LanguageClient) -> dict:
+    """The ``totals`` of ``lspCoder.stats``."""
+    return (await server_stats(client))["totals"]
+
+
+def grown(before: dict, after: dict) -> dict[str, float]:
+    """How much each numeric total grew between two ``totals`` (the module's server is shared,
+    so a test counts only what it did)."""
+    return {k: after[k] - before[k] for k, v in before.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+async def wait_for_busy(client: LanguageClient, busy: bool = True,
+                        timeout_s: float = 120.0) -> None:
+    """Wait until ``lspCoder.stats`` says the engine is (or is no longer) working."""
+    deadline = time.monotonic() + timeout_s
+    while (await totals(client))["busy"] != busy:
+        assert time.monotonic() < deadline, f"the server never became {'busy' if busy else 'idle'}"
+        await asyncio.sleep(0.01)
+
+
+def long_document(salt: str) -> str:
+    """A document whose prompt fills a 2048-token context with text no other test used, so its
+    prefill keeps the engine busy (for seconds on a CPU) and nothing of it is cached."""
+    body = "".join(f"def {salt}_helper_{i}(x):\n    return x * {i} + {i * 7}\n\n\n"
+                   for i in range(120))
+    return body + "class Stack:\n    def __init__(self):\n        "
+
+
+def inline_params(uri: str, position: types.Position) -> types.InlineCompletionParams:
+    return types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
+        context=types.InlineCompletionContext(
+            trigger_kind=types.InlineCompletionTriggerKind.Automatic))
+
+
 async def wait_for_model(client: LanguageClient, timeout_s: float = 120.0) -> dict:
     """Poll ``lspCoder.stats`` until the model loaded or failed; returns the totals."""
     deadline = time.monotonic() + timeout_s
     while True:
-        totals = (await server_stats(client))["totals"]
-        if totals["model_loaded"] or totals["error"] or time.monotonic() > deadline:
-            return totals
+        now = await totals(client)
+        if now["model_loaded"] or now["error"] or time.monotonic() > deadline:
+            return now
         await asyncio.sleep(0.1)
 
 
@@ -49,10 +85,7 @@ def end_position(text: str) -> types.Position:
 
 
 async def inline(client: LanguageClient, uri: str, position: types.Position):
-    return await client.text_document_inline_completion_async(types.InlineCompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
-        context=types.InlineCompletionContext(
-            trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+    return await client.text_document_inline_completion_async(inline_params(uri, position))
 
 
 async def complete(client: LanguageClient, uri: str, position: types.Position):

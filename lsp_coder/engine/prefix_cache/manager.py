@@ -55,7 +55,6 @@ class Prepared:
     seq_id: int
     reused: int
     shifted: int = 0
-    shared_from: int | None = None
 
 
 class PrefixCache:
@@ -162,7 +161,7 @@ class PrefixCache:
             self._blocks[key].holders.add(dst.seq_id)
         self._touch(dst, now)
         src.last_used = now
-        return Prepared(dst.seq_id, n, shared_from=src.seq_id)
+        return Prepared(dst.seq_id, n)
 
     def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.

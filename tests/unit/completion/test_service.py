@@ -25,7 +25,7 @@ def service_for(path, **completion) -> CompletionService:
 def prompt_for(service: CompletionService):
     engine = service.engine
     parts = split_document(DOC, CURSOR, prefix_tokens=512, suffix_tokens=512)
-    return build_prompt(service._template(engine), parts, engine.tokenize, engine.detokenize,
+    return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                         prefix_tokens=512, suffix_tokens=512, extra_tokens=0)
 
 
@@ -35,7 +35,7 @@ def test_fim_template_comes_from_the_models_own_tokens(request, fixture, ids):
     service = service_for(request.getfixturevalue(fixture))
     try:
         engine = service.engine
-        assert (engine.fim.prefix, engine.fim.suffix, engine.fim.middle) == (
+        assert (engine.template.prefix, engine.template.suffix, engine.template.middle) == (
             ids["pre"], ids["suf"], ids["mid"])
         prompt = prompt_for(service)
         tokens = prompt.tokens
@@ -55,7 +55,7 @@ def test_fim_template_comes_from_the_models_own_tokens(request, fixture, ids):
 def test_a_model_without_fim_tokens_warns_and_completes_from_the_prefix(tiny_qwen_nofim):
     service = service_for(tiny_qwen_nofim)
     try:
-        assert service.engine.fim is None
+        assert not service.engine.template.has_fim
         assert any("fill-in-the-middle" in w for w in service.engine.warnings)
         tokens = prompt_for(service).tokens
         assert not set(QWEN_FIM_IDS.values()) & set(tokens)
@@ -97,3 +97,33 @@ def test_prompt_budgets_shrink_to_fit_a_small_kv_cache(tiny_qwen):
         assert suggestion.stats.prompt_tokens <= service.engine.cache.budget
     finally:
         service.close()
+
+
+def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
+    service = service_for(tiny_qwen)
+    try:
+        assert service.snapshot()["kv_used_bytes"] == 0
+        req = CompletionRequest(uri="file:///t.py", text=DOC, offset=CURSOR)
+        service.complete(req)  # visits the document: it becomes extra context for others
+        snap = service.snapshot()
+        assert snap["model_loaded"] and snap["error"] is None
+        assert 0 < snap["kv_used_bytes"] <= snap["kv_budget_bytes"]
+        assert snap["kv_evicted_blocks"] == 0
+        service.suggestions.store(req.uri, DOC[:CURSOR], "", "urn a + b")
+        service.extra.visit("file:///other.py", "other.py", "x = 1\n", 0)
+        assert service.extra.chunks("file:///other.py", 1000)
+        service.forget(req.uri)
+        assert service.suggestions.latest(req.uri) == ""
+        assert not service.extra.chunks("file:///other.py", 1000)
+        # New speculation settings need no reload; the engine takes them with the next request.
+        engine = service.engine
+        old = service.config
+        new = apply(old, {"speculative": {"greedy_memory": False, "p_min": 0.7}}, "test")
+        assert service.reconfigure(new) is False
+        assert engine.config is old and engine.generator.use_memory
+        service.complete(req)
+        assert engine.config is new and not engine.generator.use_memory
+        assert service.reconfigure(apply(new, {"model": {"n_ctx": 512}}, "test")) is True
+    finally:
+        service.close()
+    assert service.snapshot() == {"model_loaded": False, "error": None}

@@ -60,7 +60,7 @@ def tiny(tiny_qwen):
 def generator(model, memory=True):
     ctx = Context(model, ContextParams(n_ctx=2048, n_batch=256, n_ubatch=256, n_seq_max=4))
     cache = PrefixCache(ctx, block_size=16)
-    return Generator(model, cache, [PreviousSuggestion(model), NGramLookup()], max_draft=4,
+    return Generator(model, cache, [PreviousSuggestion(model), NGramLookup(max_k=4)],
                      memory=GreedyMemory() if memory else None)
 
 

@@ -58,9 +58,9 @@ def test_rejected_draft_tokens_leave_no_trace(tiny, tiny_qwen_other_seed):
     cache = cache_for(tiny)
     draft_model = Model(tiny_qwen_other_seed, ModelParams())
     draft_cache = cache_for(draft_model)
-    draft = DraftModel(draft_model, draft_cache.ctx, draft_cache, p_min=0.0)
+    draft = DraftModel(draft_model, draft_cache.ctx, draft_cache, p_min=0.0, max_k=4)
     wrong_hint = tiny.tokenize(" completely unrelated words that the model will not say")
-    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup(), draft], max_draft=4)
+    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup(max_k=4), draft])
     prompt = tiny.tokenize(CODE)
     result = gen.generate(GenerateRequest(prompt=prompt, max_tokens=16, hint=wrong_hint))
     assert sum(result.stats.draft_proposed.values()) > 0
@@ -80,7 +80,7 @@ def test_speculative_greedy_equals_plain_greedy(real_small_model):
         plain_cache = cache_for(model)
         spec_cache = cache_for(model)
         plain = Generator(model, plain_cache)
-        spec = Generator(model, spec_cache, [PreviousSuggestion(model), NGramLookup()], max_draft=6)
+        spec = Generator(model, spec_cache, [PreviousSuggestion(model), NGramLookup(max_k=6)])
         lines = CODE.splitlines(keepends=True)
         mismatched = near_ties = 0
         for cut in range(5, len(lines), 2):
@@ -100,7 +100,7 @@ def test_speculative_greedy_equals_plain_greedy(real_small_model):
 
 def test_max_tokens_holds_with_drafts(tiny):
     cache = cache_for(tiny)
-    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup()], max_draft=8)
+    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup(max_k=8)])
     prompt = tiny.tokenize(CODE)
     plain = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
     for limit in (1, 5, 12):

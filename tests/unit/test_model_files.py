@@ -7,7 +7,14 @@ import sys
 
 import pytest
 
-from lsp_coder.models import EmbeddedModel, ModelUnavailable, check_model_file, ensure_embedded
+from lsp_coder.config import Config, apply
+from lsp_coder.model_files import (
+    EmbeddedModel,
+    ModelUnavailable,
+    check_model_file,
+    ensure_embedded,
+    resolve_model_paths,
+)
 
 
 @pytest.fixture
@@ -71,3 +78,18 @@ def test_check_model_file(tmp_path):
     junk.write_bytes(b"not a model")
     with pytest.raises(ModelUnavailable, match="not a GGUF"):
         check_model_file(junk)
+
+
+def test_resolve_model_paths_takes_configured_files_and_honours_a_disabled_draft(tmp_path):
+    target, draft = tmp_path / "t.gguf", tmp_path / "d.gguf"
+    for path in (target, draft):
+        path.write_bytes(b"GGUF" + b"\0" * 16)
+    both = apply(Config(), {"model": {"path": str(target), "draft_path": str(draft)}}, "test")
+    assert resolve_model_paths(both) == (target, draft)
+    for off in ("", "none", "Off"):
+        alone = apply(Config(), {"model": {"path": str(target), "draft_path": off}}, "test")
+        assert resolve_model_paths(alone) == (target, None)
+    missing = apply(Config(), {"model": {"path": str(target),
+                                         "draft_path": str(tmp_path / "x.gguf")}}, "test")
+    with pytest.raises(ModelUnavailable, match="not found"):
+        resolve_model_paths(missing)

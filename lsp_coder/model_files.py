@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .config import Config
+
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes total) while a model is assembled or verified."""
 
@@ -159,3 +161,31 @@ def check_model_file(path: str | Path) -> Path:
         if f.read(4) != b"GGUF":
             raise ModelUnavailable(f"{p} is not a GGUF file (fix [model] path in the config)")
     return p
+
+
+DISABLED = ("none", "off", "false")
+"""``model.draft_path`` values that turn the draft model off."""
+
+
+def resolve_model_paths(config: Config, progress: Progress | None = None
+                        ) -> tuple[Path, Path | None]:
+    """The target and draft files the config names, assembling the embedded defaults.
+
+    With no ``model.path`` the embedded target runs, with the embedded draft unless
+    ``model.draft_path`` names another file or turns it off (or speculation is off). A
+    configured target gets a draft only when ``model.draft_path`` names one.
+
+    Raises:
+        ModelUnavailable: a file is missing, is no GGUF, or cannot be assembled.
+    """
+    mc = config.model
+    draft_off = mc.draft_path.lower() in DISABLED
+    if mc.path:
+        target = check_model_file(mc.path)
+        return target, check_model_file(mc.draft_path) if mc.draft_path and not draft_off else None
+    target = ensure_embedded(DEFAULT_TARGET, progress)
+    if draft_off or not config.speculative.enabled:
+        return target, None
+    if mc.draft_path:
+        return target, check_model_file(mc.draft_path)
+    return target, ensure_embedded(DEFAULT_DRAFT, progress)
