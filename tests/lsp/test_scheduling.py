@@ -105,9 +105,9 @@ async def test_cancel_request_is_honoured_and_answered(client):
     open_doc(client, uri, text)
     await wait_for_busy(client, False)
     before = await totals(client)
-    future = client.protocol.send_request_async(
+    future = asyncio.ensure_future(client.protocol.send_request_async(
         types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, end_position(text)),
-        msg_id="cancel-me")
+        msg_id="cancel-me"))
     await wait_for_busy(client)  # the request is in its prefill
     assert not future.done()
     client.protocol.notify("$/cancelRequest", types.CancelParams(id="cancel-me"))
