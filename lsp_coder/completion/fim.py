@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..engine.fim_template import FimTemplate
-from .context import PromptParts
+from .context import WINDOW_QUANTUM_LINES, PromptParts
 
 Tokenize = Callable[[str], list[int]]
 Detokenize = Callable[[list[int]], str]
@@ -39,6 +39,27 @@ class Prompt:
 
 def _trim_front(tokens: list[int], limit: int) -> list[int]:
     return tokens[len(tokens) - limit :] if len(tokens) > limit else tokens
+
+
+TYPED_STEP_TOKENS = 64
+"""The room kept for the cursor line's typed text grows in steps of this many tokens."""
+
+
+def _fit_above(above: str, tokenize: Tokenize, limit: int) -> list[int]:
+    """Tokens of ``above`` within ``limit``, dropping whole lines from the front in steps.
+
+    Dropping lines in steps of ``WINDOW_QUANTUM_LINES`` (not single tokens) keeps the start of
+    the prompt where it was while the user types and adds lines, so the cache keeps it.
+    """
+    tokens = tokenize(above)
+    if len(tokens) <= limit:
+        return tokens
+    lines = above.splitlines(keepends=True)
+    drop = 0
+    while len(tokens) > limit and drop < len(lines):
+        drop += WINDOW_QUANTUM_LINES
+        tokens = tokenize("".join(lines[drop:]))
+    return _trim_front(tokens, limit)
 
 
 LAYOUTS = ("psm", "spm")
@@ -77,7 +98,8 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
             heal = ""
         else:
             typed = typed[:-1]
-    above = _trim_front(tokenize(parts.above), max(0, prefix_tokens - len(typed)))
+    typed_room = max(1, -(-len(typed) // TYPED_STEP_TOKENS)) * TYPED_STEP_TOKENS
+    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room))
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
