@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead")
     parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="log more to stderr (-vv for debug)")
+                        help="log more to stderr (-vv for debug, which includes the LSP traffic)")
     sub = parser.add_subparsers(dest="command")
     p = sub.add_parser("complete", help="print the completion at FILE:LINE:COL (1-based)")
     p.add_argument("location")
@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # pygls logs every message it sends or receives (document text, suggestions) at INFO.
+    logging.getLogger("pygls").setLevel(logging.DEBUG if args.verbose >= 2 else logging.WARNING)
     try:
         if getattr(args, "func", None) is None:
             return _serve(args)
