@@ -324,3 +324,24 @@ def test_privacy_no_document_text_in_the_log(srv):
     assert_one_answer(srv, srv.request("textDocument/completion", {
         "textDocument": {"uri": uri}, "position": {"line": 1, "character": 0}}), None)
     assert not any(secret in line for line in srv.stderr)
+
+
+def test_privacy_verbose_log_keeps_document_text_out(fresh, tiny_qwen):
+    """``-v`` raises our own log level, not pygls's: it would log every message's text."""
+    from tests.robustness.conftest import tiny_options
+
+    secret = "zq_verbose_secret_5821"
+    srv = fresh("-v")
+    assert "result" in srv.initialize(tiny_options(tiny_qwen))
+    assert srv.wait_for_model()["model_loaded"]
+    uri = "file:///tmp/private_verbose.py"
+    srv.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "python", "version": 1, "text": f"{secret} = 1\n"}})
+    answer = srv.call("textDocument/inlineCompletion", {
+        "textDocument": {"uri": uri}, "position": {"line": 1, "character": 0},
+        "context": {"triggerKind": 2}})
+    assert "result" in answer, answer
+    srv.ping()
+    log = "".join(srv.stderr)
+    assert secret not in log
+    assert "jsonrpc" not in log  # no message payload, so no suggestion text either
