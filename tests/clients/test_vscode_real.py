@@ -106,9 +106,9 @@ def user_settings(model: Path, server_config: Path) -> dict[str, Any]:
     """The extension's settings that start this checkout's server, and a quiet workbench."""
     return {
         "lspCoder.serverPath": sys.executable,
-        # NOTE: VS Code starts the server in the workspace folder; -P keeps Python from
-        # importing the workspace's numbers.py in place of the standard module.
-        "lspCoder.serverArgs": ["-P", "-m", "lsp_coder", "--config", str(server_config)],
+        # NOTE: no -P: the workspace holds numbers.py, which would shadow the standard module
+        # if the extension started the server in the workspace folder (it must not).
+        "lspCoder.serverArgs": ["-m", "lsp_coder", "--config", str(server_config)],
         "lspCoder.model.path": str(model),
         "lspCoder.model.draftPath": "none",
         "lspCoder.completion.debounceMs": 0,

@@ -35,9 +35,15 @@ let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
 /** Setting names sent last time, so that a setting the user removes is reset to its default. */
 let sentSettings = new Set<string>();
+/**
+ * The server's working directory: the extension's own folder. Never the workspace, where a file
+ * named like a standard module (`numbers.py`) would shadow it for `python -m lsp_coder`.
+ */
+let serverCwd: string | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('lsp-coder');
+  serverCwd = context.extensionPath;
   context.subscriptions.push(output);
   context.subscriptions.push(
     vscode.commands.registerCommand('lspCoder.showStats', showStats),
@@ -57,6 +63,7 @@ async function start(): Promise<void> {
     command: config.get<string>('serverPath', 'lsp-coder'),
     args: config.get<string[]>('serverArgs', []),
     transport: TransportKind.stdio,
+    options: { cwd: serverCwd },
   };
   const languages = config.get<string[]>('languages', []);
   const clientOptions: LanguageClientOptions = {
