@@ -93,14 +93,24 @@ def llama_server(real_small_model: Path, tmp_path_factory) -> Iterator[Engine]:
 @pytest.fixture(scope="session")
 def llama_cpp_server(real_small_model: Path, tmp_path_factory) -> Iterator[Engine]:
     """``python -m llama_cpp.server`` (OpenAI-compatible) with the embedded 0.5B."""
+    engine = llama_cpp_server_engine(real_small_model,
+                                     tmp_path_factory.mktemp("llama-cpp-server") / "log.txt",
+                                     n_ctx=4096, alias="qwen-0.5b")
+    yield engine.start()
+    engine.stop()
+
+
+def llama_cpp_server_engine(model: Path, log: Path, n_ctx: int,
+                            alias: str | None = None) -> Engine:
+    """An unstarted ``python -m llama_cpp.server`` on a free loopback port; skips (or fails in
+    CI) when llama-cpp-python's server extra is not installed."""
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError:
         require_or_skip("llama_cpp.server is missing: pip install 'llama-cpp-python[server]'")
     port = free_port()
-    engine = Engine([sys.executable, "-m", "llama_cpp.server", "--model", str(real_small_model),
-                     "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-                     "--model_alias", "qwen-0.5b", "--n_threads", "2"],
-                    port, "/v1/models", tmp_path_factory.mktemp("llama-cpp-server") / "log.txt")
-    yield engine.start()
-    engine.stop()
+    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"]
+    if alias:
+        argv += ["--model_alias", alias]
+    return Engine(argv, port, "/v1/models", log)

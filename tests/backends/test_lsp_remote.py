@@ -4,7 +4,6 @@ session: answers stay empty and quick while it is down, one message, and it come
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 
 import pytest
@@ -12,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from tests.backends.conftest import Engine, free_port
+from tests.backends.conftest import Engine, llama_cpp_server_engine
 from tests.conftest import server_env
 from tests.lsp.helpers import SERVER, inline, insert, open_doc, server_stats, wait_for_model
 
@@ -24,16 +23,7 @@ TEXT = ("import math\n\n\ndef circle_area(radius):\n    \"\"\"Area of a circle.\
 
 @pytest.fixture
 def engine(real_small_model, tmp_path):
-    try:
-        import llama_cpp.server  # noqa: F401
-    except ImportError:
-        from tests.backends.conftest import require_or_skip
-
-        require_or_skip("llama_cpp.server is missing: pip install 'llama-cpp-python[server]'")
-    port = free_port()
-    e = Engine([sys.executable, "-m", "llama_cpp.server", "--model", str(real_small_model),
-                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
-                "--n_threads", "2"], port, "/v1/models", tmp_path / "engine.log")
+    e = llama_cpp_server_engine(real_small_model, tmp_path / "engine.log", n_ctx=2048)
     e.start()
     yield e
     e.stop()
