@@ -77,7 +77,7 @@ def parse_sse(line: str) -> Event | None:
         return None
     data = json.loads(line[5:])
     if "error" in data:
-        return Event(error=str(data["error"].get("message", data["error"]))[:200])
+        return Event.failed(data["error"])
     event = Event(text=data.get("content", ""), done=bool(data.get("stop")))
     timings = data.get("timings")
     if timings:

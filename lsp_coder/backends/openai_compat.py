@@ -91,9 +91,7 @@ def parse_sse(line: str) -> Event | None:
         return Event(done=True)
     data = json.loads(payload)
     if "error" in data:
-        error = data["error"]
-        return Event(error=str(error.get("message", error) if isinstance(error, dict)
-                               else error)[:200])
+        return Event.failed(data["error"])
     event = Event()
     choices = data.get("choices") or []
     if choices:

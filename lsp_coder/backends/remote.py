@@ -35,6 +35,12 @@ class Event:
     prompt_ms: float | None = None
     error: str = ""
 
+    @classmethod
+    def failed(cls, error: object) -> Event:
+        """An engine's error field (an object with a ``message``, or plain text), cut short."""
+        message = error.get("message", error) if isinstance(error, dict) else error
+        return cls(error=str(message)[:200])
+
 
 class RemoteBackend:
     """An HTTP backend; subclasses define the wire format."""
