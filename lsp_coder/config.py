@@ -121,12 +121,25 @@ class BackendConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class IdleConfig:
+    """Work done between keystrokes: prefilling the prompts the next request will probably need."""
+
+    enabled: bool = True
+    start_after_ms: int = _ranged(300, 0, 60_000)
+    chunk_tokens: int = _ranged(64, 1, 4096)
+    window: bool = True
+    prefetch: bool = False
+    remote: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     speculative: SpeculativeConfig = field(default_factory=SpeculativeConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
+    idle: IdleConfig = field(default_factory=IdleConfig)
 
 
 def _strict(kind: type):

@@ -10,14 +10,18 @@ events carry ``timings.cache_n`` (prompt tokens served from the slot's cache) an
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 
+from ..engine.prefill import PrefillResult
 from .base import FimQuery
-from .remote import Event, RemoteBackend
-from .transport import TransportError
+from .remote import Event, RemoteBackend, take_usage
+from .transport import Cancelled, TransportError
 
 
 class LlamaServerBackend(RemoteBackend):
     kind = "llama-server"
+    can_prefill = True
     stream_path = "/infill"
     probe_path = "/health"
     tokenize_path = "/tokenize"
@@ -52,21 +56,43 @@ class LlamaServerBackend(RemoteBackend):
         answer = self.transport.post_json(self.tokenize_path, {"content": text}, timeout_s=5.0)
         return len(answer["tokens"])
 
-    def prefill(self, query: FimQuery) -> bool:
-        """Evaluate the prompt into a slot's cache: ``/infill`` with ``n_predict: 0``."""
+    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+        """Evaluate the prompt into a slot's cache: ``/infill`` with ``n_predict: 0``.
+
+        Streamed, so ``query.cancelled`` closes the request (the engine drops the task).
+        ``shared_only`` sends no text after the cursor.
+        """
         if not self.health.available():
-            return False
-        body = self.body(query, stream=False)
+            return None
+        if shared_only:
+            query = replace(query, line_prefix="", suffix="")
+        body = self.body(query)
         body["n_predict"] = 0
         body.pop("t_max_predict_ms", None)
+        start = time.perf_counter()
+        final = Event()
+        outcome = "done"
         try:
-            self.transport.post_json(self.stream_path, body)
+            for line in self.transport.stream_lines(self.stream_path, body, query.cancelled):
+                event = self.parse(line)
+                if event is None:
+                    continue
+                if event.error:
+                    raise TransportError("protocol", event.error)
+                take_usage(final, event)
+                if event.done:
+                    break
+        except Cancelled:
+            outcome = "cancelled"
         except TransportError as exc:
             self.health.failed(exc)
-            return False
+            return None
         with self._lock:
             self.totals["prefills"] += 1
-        return True
+        prompt = final.prompt_tokens or 0
+        cached = final.cached_tokens or 0
+        return PrefillResult(outcome, prompt, cached, max(0, prompt - cached),
+                             (time.perf_counter() - start) * 1000)
 
 
 def parse_sse(line: str) -> Event | None:

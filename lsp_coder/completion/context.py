@@ -130,13 +130,25 @@ class ExtraContext:
             if self._current is not None and self._current[0] == uri:
                 self._current = None
 
-    def chunks(self, uri: str, budget_tokens: int) -> tuple[tuple[str, str], ...]:
-        """(path, text) chunks of files other than ``uri``, oldest first, within the budget."""
+    def chunks(self, uri: str, budget_tokens: int,
+               preview: bool = False) -> tuple[tuple[str, str], ...]:
+        """(path, text) chunks of files other than ``uri``, oldest first, within the budget.
+
+        ``preview``: the chunks as they will be once the user completes in ``uri`` (the file
+        being left has entered the ring), without changing the ring.
+        """
         budget = budget_tokens * CHARS_PER_TOKEN
         out: list[tuple[str, str]] = []
         used = 0
         with self._lock:
-            items = list(self._chunks.items())
+            ring = OrderedDict(self._chunks)
+            current = self._current
+        if preview and current is not None and current[0] != uri:
+            ring.pop(current[0], None)
+            ring[current[0]] = (current[1], self._chunk_around(current[2], current[3]))
+            while len(ring) > self.max_chunks:
+                ring.popitem(last=False)
+        items = list(ring.items())
         for other, (path, body) in items:
             if other == uri:
                 continue
