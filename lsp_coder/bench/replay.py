@@ -374,7 +374,9 @@ def bench_main(args: argparse.Namespace) -> int:
     if args.soak:
         from .soak import run_soak
 
-        summary = asyncio.run(run_soak(args, _options(args)))
+        # The product's debounce and time box: the soak types like an editor.
+        options = {**_options(args), "completion": {"max_tokens": args.max_tokens}}
+        summary = asyncio.run(run_soak(args, options))
         return 1 if summary["failures"] else 0
     if args.idle:
         asyncio.run(run_idle_bench(args))

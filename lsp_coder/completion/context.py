@@ -117,10 +117,21 @@ class ExtraContext:
         self._current = (uri, path, text, offset)
 
     def _chunk_around(self, text: str, offset: int) -> str:
+        """``chunk_lines`` lines around ``offset``, starting on a window step; only the lines
+        near the cursor are scanned (a file being left may be megabytes)."""
         line = text.count("\n", 0, offset)
         lo = max(0, line - self.chunk_lines // 2)
         lo -= lo % WINDOW_QUANTUM_LINES
-        body = "".join(text.splitlines(keepends=True)[lo : lo + self.chunk_lines])
+        start = text.rfind("\n", 0, offset) + 1
+        for _ in range(line - lo):
+            start = text.rfind("\n", 0, start - 1) + 1
+        end = start
+        for _ in range(self.chunk_lines):
+            newline = text.find("\n", end)
+            end = len(text) if newline < 0 else newline + 1
+            if newline < 0:
+                break
+        body = text[start:end]
         return body if body.endswith("\n") or not body else body + "\n"
 
     def forget(self, uri: str) -> None:

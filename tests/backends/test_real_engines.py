@@ -107,11 +107,24 @@ def test_llama_server_prefill_warms_the_cache(llama_server):
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
     other = "class Shape:\n    sides = 0\n\n\n" * 8 + ABOVE
     try:
-        assert backend.prefill(fib_query(above=other))
+        warmed = backend.prefill(fib_query(above=other))
         result = backend.complete(fib_query(above=other, line_prefix="    return 2"))
     finally:
         backend.close()
+    assert warmed is not None and warmed.outcome == "done"
+    assert warmed.evaluated_tokens > 100
     assert result.server_cached_tokens >= result.stats.prompt_tokens - 8
+
+
+def test_llama_server_prefill_stops_when_cancelled(llama_server):
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    query = fib_query(above="class Shape:\n    sides = 0\n\n\n" * 40 + ABOVE)
+    query.cancelled = lambda: True
+    try:
+        stopped = backend.prefill(query)
+    finally:
+        backend.close()
+    assert stopped is not None and stopped.outcome == "cancelled"
 
 
 @pytest.mark.parametrize("suffix", ["", "/v1"])
