@@ -1,6 +1,6 @@
 """Fill-in-the-middle prompts from the model's own FIM tokens.
 
-Layout (PSM, with the cursor line after the middle token, like llama.cpp's ``/infill``)::
+Layout (PSM, with the cursor line after the middle token)::
 
     [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> typed-on-this-line
 
