@@ -104,3 +104,13 @@ def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     runs = json.loads((tmp_path / "out" / "idle.json").read_text())
     assert runs["idle off"]["idle_evaluated"] == 0
     assert runs["idle on"]["idle_evaluated"] > 0
+
+
+def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
+    result = run("bench", "--documents", "--model", str(tiny_qwen), "--draft", "none",
+                 "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "longest block:" in result.stdout
+    rows = json.loads((tmp_path / "out" / "documents.json").read_text())
+    assert len(rows) == 14
+    assert all("loop_block_max_ms" in row and "loop_busy_max_ms" in row for row in rows)

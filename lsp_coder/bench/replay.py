@@ -92,6 +92,9 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="--idle: time between opening a file and the first key")
     p.add_argument("--prefetch", action="store_true",
                    help="--idle: a third run with idle.prefetch on")
+    p.add_argument("--documents", action="store_true",
+                   help="instead: the event loop's longest block while a 5 MB document and a"
+                        " 200,000-character line are opened, edited and completed")
     from .team import add_team_arguments
 
     add_team_arguments(p)
@@ -380,6 +383,11 @@ def bench_main(args: argparse.Namespace) -> int:
         return 1 if summary["failures"] else 0
     if args.idle:
         asyncio.run(run_idle_bench(args))
+        return 0
+    if args.documents:
+        from .documents import run_documents
+
+        asyncio.run(run_documents(args, _options(args)))
         return 0
     asyncio.run(run_bench(args))
     return 0

@@ -89,6 +89,9 @@ def add_team_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--editors", default="1,2,4,8", help="team sizes to run, comma-separated")
     p.add_argument("--no-peer", action="store_true",
                    help="skip the llama.vim-style /infill-per-key peer (llama-server only)")
+    p.add_argument("--peer-only", action="store_true", help="run only the peer")
+    p.add_argument("--peer-prompt-ms", type=int, default=500,
+                   help="the peer's t_max_prompt_ms (llama.vim's default 500; 0: no limit)")
     p.add_argument("--pause-ms", type=float, default=1500.0,
                    help="how long the typist pauses at a line end or after ( . = : ,")
 
@@ -167,8 +170,9 @@ class _LspEditor:
 class _PeerEditor:
     """One editor doing what llama.vim does: ``/infill`` on every key, dropping the last one."""
 
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, prompt_ms: int) -> None:
         self.client = client
+        self.prompt_ms = prompt_ms
         self.text = ""
         self.inflight: asyncio.Task | None = None
         self.result: EditorResult | None = None
@@ -202,10 +206,10 @@ class _PeerEditor:
                 "prompt": line_prefix, "input_extra": [], "n_predict": 128,
                 "n_indent": len(line_prefix) - len(line_prefix.lstrip()),
                 "top_k": 40, "top_p": 0.90, "samplers": ["top_k", "top_p", "infill"],
-                "stream": False, "cache_prompt": True, "t_max_prompt_ms": 500,
-                "t_max_predict_ms": 1000}
+                "stream": False, "cache_prompt": True, "t_max_predict_ms": 1000}
+        if self.prompt_ms and not warm:
+            body["t_max_prompt_ms"] = self.prompt_ms
         if warm:
-            del body["t_max_prompt_ms"]
             return await self._post(body)
         assert self.result is not None
         self.result.backend_requests += 1
@@ -268,18 +272,19 @@ async def run_team(args: argparse.Namespace, files: list[Path]) -> list[dict[str
     summaries: list[dict[str, Any]] = []
     for n in sizes:
         traces = _traces(files, n, args.lines)
-        await _erase_slots(url)
-        ours = [_LspEditor(url, args.backend_kind, args.backend_model, args.max_tokens)
-                for _ in range(n)]
-        run = await _run("lsp-coder", ours, traces, args.key_ms, args.pause_ms)
-        summaries.append(run.summary())
-        print(json.dumps(summaries[-1]), flush=True)
+        if not args.peer_only:
+            await _erase_slots(url)
+            ours = [_LspEditor(url, args.backend_kind, args.backend_model, args.max_tokens)
+                    for _ in range(n)]
+            run = await _run("lsp-coder", ours, traces, args.key_ms, args.pause_ms)
+            summaries.append(run.summary())
+            print(json.dumps(summaries[-1]), flush=True)
         if args.no_peer or args.backend_kind != "llama-server":
             continue
         await _erase_slots(url)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
         async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as client:
-            peers = [_PeerEditor(client) for _ in range(n)]
+            peers = [_PeerEditor(client, args.peer_prompt_ms) for _ in range(n)]
             run = await _run("llama.vim-style", peers, traces, args.key_ms, args.pause_ms)
         summaries.append(run.summary())
         print(json.dumps(summaries[-1]), flush=True)
@@ -323,19 +328,22 @@ def plot(summaries: list[dict[str, Any]], path: Path) -> bool:
         return False
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for run, style in (("lsp-coder", "o-"), ("llama.vim-style", "s--")):
-        rows = [s for s in summaries if s["run"] == run and s["p50_ms"] is not None]
-        if not rows:
-            continue
-        n = [s["editors"] for s in rows]
-        left.plot(n, [s["p50_ms"] for s in rows], style, label=f"{run} p50")
-        left.plot(n, [s["p95_ms"] for s in rows], style, alpha=0.4, label=f"{run} p95")
-        right.plot(n, [s["requests_per_key"] for s in rows], style, label=run)
+        rows = [s for s in summaries if s["run"] == run]
+        shown = [s for s in rows if s["p50_ms"] is not None]
+        if shown:
+            n = [s["editors"] for s in shown]
+            left.plot(n, [s["p50_ms"] for s in shown], style, label=f"{run} p50")
+            left.plot(n, [s["p95_ms"] for s in shown], style, alpha=0.4, label=f"{run} p95")
+        if rows:
+            right.plot([s["editors"] for s in rows], [s["requests_per_key"] for s in rows],
+                       style, label=run)
     left.set_xlabel("editors on one engine")
     left.set_ylabel("ms from the key before a pause to a suggestion")
     left.set_yscale("log")
     left.legend(fontsize=8)
     right.set_xlabel("editors on one engine")
     right.set_ylabel("backend requests per keystroke")
+    right.set_yscale("log")
     right.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

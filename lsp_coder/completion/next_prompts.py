@@ -23,6 +23,9 @@ from .context import CHARS_PER_TOKEN
 ENTER_OPENERS = (":", "{", "(", "[")
 """A line ending with one of these gets one more level of indentation on the next line."""
 
+INDENT_SCAN_CHARS = 200_000
+"""How much of a file is read for its indentation unit (runs on the event loop)."""
+
 PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
 """A Python line starting with one of these gets one level less on the next line."""
 
@@ -79,7 +82,7 @@ def indent_unit(text: str, indent: str = "") -> str:
     if indent.startswith("\t"):
         return "\t"
     widths = set()
-    for line in text.splitlines()[:2000]:
+    for line in text[:INDENT_SCAN_CHARS].splitlines()[:2000]:
         body = line.lstrip(" ")
         if body and not body.startswith("\t") and len(line) > len(body):
             widths.add(len(line) - len(body))
@@ -95,7 +98,7 @@ def document_window(uri: str, path: str, text: str, prefix_tokens: int) -> NextP
     """
     budget = prefix_tokens * CHARS_PER_TOKEN
     offset, used = 0, 0
-    for line in text.splitlines(keepends=True):
+    for line in text[: budget + 1].splitlines(keepends=True):
         if not line.endswith("\n") or used + len(line) > budget:
             break
         used += len(line)
