@@ -125,7 +125,7 @@ class IdleConfig:
     """Work done between keystrokes: prefilling the prompts the next request will probably need."""
 
     enabled: bool = True
-    start_after_ms: int = _ranged(300, 0, 60_000)
+    start_after_ms: int = _ranged(100, 0, 60_000)
     chunk_tokens: int = _ranged(64, 1, 4096)
     window: bool = True
     prefetch: bool = False

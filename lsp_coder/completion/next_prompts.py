@@ -43,14 +43,15 @@ class NextPrompt:
 
 def after_answer(uri: str, path: str, text: str, offset: int,
                  suggestion: str) -> list[NextPrompt]:
-    """The branches after a suggestion was shown at ``offset`` (most useful first)."""
+    """The branches after a suggestion was shown at ``offset``, most likely first: at a
+    line's end Enter (pressed at every line end) comes before accepting the suggestion."""
     out: list[NextPrompt] = []
-    if suggestion:
-        out.append(NextPrompt("accept", uri, path, text[:offset] + suggestion + text[offset:],
-                              offset + len(suggestion)))
     entered = after_enter(text, offset, python=path.endswith((".py", ".pyi")))
     if entered is not None:
         out.append(NextPrompt("enter", uri, path, *entered))
+    if suggestion:
+        out.append(NextPrompt("accept", uri, path, text[:offset] + suggestion + text[offset:],
+                              offset + len(suggestion)))
     return out
 
 

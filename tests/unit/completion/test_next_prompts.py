@@ -50,7 +50,7 @@ def test_indent_unit_is_the_files_smallest_indentation():
     assert indent_unit("x = 1\n") == "    "
 
 
-def test_after_answer_names_accept_then_enter():
+def test_after_answer_names_enter_then_accept():
     text = "def area(r):\n    return 3.14 * r\n"
     offset = text.index("\n") + 1 + len("    return 3.14")
     kinds = after_answer("file:///a.py", "a.py", text, offset, " * r * r")
@@ -59,6 +59,8 @@ def test_after_answer_names_accept_then_enter():
     assert accepted.text[: accepted.offset].endswith("3.14 * r * r")
     at_end = after_answer("file:///a.py", "a.py", "x = 1", 5, "")
     assert [k.kind for k in at_end] == ["enter"]
+    shown = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2")
+    assert [k.kind for k in shown] == ["enter", "accept"]
 
 
 def test_document_window_is_shared_by_every_cursor_of_the_first_window():
