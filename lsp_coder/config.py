@@ -70,6 +70,7 @@ class CompletionConfig:
     suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     extra_context_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
+    recent_lines: int = _ranged(8, 0, 64)
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
     completion_budget_ms: int = _ranged(1500, 0, 600_000)
 

@@ -22,9 +22,10 @@ StopRule = Callable[[str], int | None]
 class FimQuery:
     """What to complete, as text pieces in document order (each within its token budget).
 
-    ``above`` ends at the start of the cursor line, ``line_prefix`` is the cursor line before
-    the cursor, ``suffix`` the rest of the document window after it; ``extra`` holds (path,
-    text) chunks of other files.
+    ``above`` ends where ``recent`` (lines just above the cursor line, sent after the middle
+    token with the typed text) starts, ``line_prefix`` is the cursor line before the cursor,
+    ``suffix`` the rest of the document window after it; ``extra`` holds (path, text) chunks of
+    other files.
     """
 
     uri: str
@@ -32,6 +33,7 @@ class FimQuery:
     line_prefix: str
     suffix: str
     extra: tuple[tuple[str, str], ...] = ()
+    recent: str = ""
     prefix_tokens: int = 1024
     suffix_tokens: int = 256
     extra_tokens: int = 256

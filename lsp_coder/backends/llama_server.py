@@ -37,7 +37,8 @@ class LlamaServerBackend(RemoteBackend):
         super().__init__(config, notify)
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix)
+        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
+                     query.recent)
 
     def body(self, query: FimQuery, *, prompt: str | None = None) -> dict:
         body = {

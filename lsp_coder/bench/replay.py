@@ -92,6 +92,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="--idle: time between opening a file and the first key")
     p.add_argument("--prefetch", action="store_true",
                    help="--idle: a third run with idle.prefetch on")
+    p.add_argument("--baseline", action="store_true",
+                   help="--idle: a first run with completion.recent_lines = 0 and no idle work")
     p.add_argument("--documents", action="store_true",
                    help="instead: the event loop's longest block while a 5 MB document and a"
                         " 200,000-character line are opened, edited and completed")
@@ -404,6 +406,9 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
           f" {sum(len(t.typed) for t in traces)} characters", flush=True)
     plans = {"idle off": _options(args, idle={"enabled": False}),
              "idle on": _options(args, idle={"enabled": True})}
+    if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
+        plans = {"baseline": _options(args, idle={"enabled": False},
+                                      completion={"recent_lines": 0}), **plans}
     if args.prefetch:
         plans["idle+prefetch"] = _options(args, idle={"enabled": True, "prefetch": True})
     summaries = {}

@@ -23,23 +23,32 @@ BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
 class PromptParts:
     """The pieces of a FIM prompt, in document order.
 
-    ``above`` ends at the start of the cursor line; ``line_prefix`` is the cursor line's text
-    before the cursor; ``suffix`` is the rest of the cursor line and the lines below.
+    ``above`` ends where ``recent`` starts; ``recent`` is the lines just above the cursor line
+    that go after the middle token with it (see ``split_document``); ``line_prefix`` is the
+    cursor line's text before the cursor; ``suffix`` is the rest of the cursor line and the
+    lines below.
     """
 
     extra: tuple[tuple[str, str], ...]
     above: str
     line_prefix: str
     suffix: str
+    recent: str = ""
 
     @property
     def prefix(self) -> str:
-        return self.above + self.line_prefix
+        return self.above + self.recent + self.line_prefix
 
 
 def split_document(text: str, offset: int, *, prefix_tokens: int,
-                   suffix_tokens: int) -> PromptParts:
-    """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets."""
+                   suffix_tokens: int, recent_lines: int = 0) -> PromptParts:
+    """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets.
+
+    ``recent_lines``: the lines above the cursor line back to the last absolute multiple of
+    this many lines go to ``recent`` (after the middle token, with the typed line), so Enter
+    only appends to the prompt; the suffix is evaluated again once every ``recent_lines``
+    lines instead of at every new line. 0: none.
+    """
     offset = max(0, min(offset, len(text)))
     line_start = text.rfind("\n", 0, offset) + 1
     budget = prefix_tokens * CHARS_PER_TOKEN
@@ -73,7 +82,14 @@ def split_document(text: str, offset: int, *, prefix_tokens: int,
     if len(line_prefix) > limit:  # a very long line: keep the text just before the cursor
         cut = -(-(len(line_prefix) - limit) // LINE_QUANTUM_CHARS) * LINE_QUANTUM_CHARS
         line_prefix, above = line_prefix[cut:], ""
-    return PromptParts((), above, line_prefix, suffix)
+    recent = ""
+    if recent_lines > 0 and above:
+        kept = above.split("\n")[:-1]
+        n = min(len(kept), (first + len(above_lines)) % recent_lines)
+        if n:
+            cut = len(above) - sum(len(line) + 1 for line in kept[-n:])
+            above, recent = above[:cut], above[cut:]
+    return PromptParts((), above, line_prefix, suffix, recent)
 
 
 def wants_multiline(parts: PromptParts) -> bool:

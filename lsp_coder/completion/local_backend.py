@@ -75,7 +75,8 @@ class LocalBackend:
 
     def _prompt(self, query: FimQuery, config: Config) -> Prompt:
         engine = self.engine
-        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
+        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
+                            query.recent)
         return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                             prefix_tokens=query.prefix_tokens,
                             suffix_tokens=query.suffix_tokens,

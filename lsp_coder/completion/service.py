@@ -258,17 +258,18 @@ class CompletionService:
         prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
             cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
-                               suffix_tokens=suffix_tokens)
+                               suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
         if not preview:
             self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
         extra = self.extra.chunks(req.uri, extra_tokens, preview=preview)
-        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
+        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix, parts.recent)
         if backend.kind != "local":  # the local engine holds its token prompt to the budgets
             parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
                               suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
         return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
-                        suffix=parts.suffix, extra=parts.extra, prefix_tokens=prefix_tokens,
-                        suffix_tokens=suffix_tokens, extra_tokens=extra_tokens,
+                        suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
+                        prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+                        extra_tokens=extra_tokens,
                         max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed)
 
     # -- idle work ------------------------------------------------------------------------------
