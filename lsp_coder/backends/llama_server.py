@@ -86,12 +86,7 @@ class LlamaServerBackend(RemoteBackend):
         final = Event()
         outcome = "done"
         try:
-            for line in self.transport.stream_lines(self.stream_path, body, query.cancelled):
-                event = self.parse(line)
-                if event is None:
-                    continue
-                if event.error:
-                    raise TransportError("protocol", event.error)
+            for event in self.events(body, query.cancelled):
                 take_usage(final, event)
                 if event.done:
                     break

@@ -10,7 +10,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..config import Config
@@ -103,13 +103,7 @@ class RemoteBackend:
             self.totals["completions"] += 1
             self.totals["stream_requests"] += 1
         try:
-            for line in self.transport.stream_lines(self.stream_path, self.body(query),
-                                                    query.cancelled):
-                event = self.parse(line)
-                if event is None:
-                    continue
-                if event.error:
-                    raise TransportError("protocol", event.error)
+            for event in self.events(self.body(query), query.cancelled):
                 take_usage(final, event)
                 if event.text:
                     if first_ms is None:
@@ -140,6 +134,17 @@ class RemoteBackend:
 
     def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
         return None  # only llama-server has a prefill-only request
+
+    def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:
+        """The parsed events of a streamed request; raises TransportError (an error event
+        too) or Cancelled."""
+        for line in self.transport.stream_lines(self.stream_path, body, cancelled):
+            event = self.parse(line)
+            if event is None:
+                continue
+            if event.error:
+                raise TransportError("protocol", event.error)
+            yield event
 
     def probe(self) -> None:
         """One cheap request that succeeds when the engine can serve (raises TransportError)."""
