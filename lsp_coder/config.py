@@ -70,6 +70,7 @@ class CompletionConfig:
     suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     extra_context_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
+    recent_lines: int = _ranged(8, 0, 64)
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
     completion_budget_ms: int = _ranged(1500, 0, 600_000)
 
@@ -121,12 +122,25 @@ class BackendConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class IdleConfig:
+    """Work done between keystrokes: prefilling the prompts the next request will probably need."""
+
+    enabled: bool = True
+    start_after_ms: int = _ranged(100, 0, 60_000)
+    chunk_tokens: int = _ranged(64, 1, 4096)
+    window: bool = True
+    prefetch: bool = False
+    remote: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
     speculative: SpeculativeConfig = field(default_factory=SpeculativeConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
+    idle: IdleConfig = field(default_factory=IdleConfig)
 
 
 def _strict(kind: type):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -76,3 +77,40 @@ def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
     assert "naive" in result.stdout and "nospec" in result.stdout
     assert (tmp_path / "out" / "latency.png").stat().st_size > 1000
     assert (tmp_path / "out" / "bench.json").is_file()
+
+
+def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen):
+    source = tmp_path / "code.py"
+    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    result = run("bench", "--soak", "60", "--soak-every", "20", str(source), "--model",
+                 str(tiny_qwen), "--draft", "none", "--lines", "2", "--key-ms", "5",
+                 "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "soak: 60 keys in" in result.stdout and ", 0 failed;" in result.stdout
+    samples = json.loads((tmp_path / "out" / "soak.json").read_text())["samples"]
+    assert [s["keys"] for s in samples] == [0, 20, 40, 60]
+    assert all(s["rss_mib"] > 0 for s in samples)
+
+
+def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
+    source = tmp_path / "code.py"
+    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    result = run("bench", "--idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
+                 "--lines", "2", "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
+                 "--open-pause-ms", "400", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    for label in ("open", "enter", "mid", "prompt tokens from the cache", "idle tokens evaluated"):
+        assert label in result.stdout
+    runs = json.loads((tmp_path / "out" / "idle.json").read_text())
+    assert runs["idle off"]["idle_evaluated"] == 0
+    assert runs["idle on"]["idle_evaluated"] > 0
+
+
+def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
+    result = run("bench", "--documents", "--model", str(tiny_qwen), "--draft", "none",
+                 "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "longest block:" in result.stdout
+    rows = json.loads((tmp_path / "out" / "documents.json").read_text())
+    assert len(rows) == 14
+    assert all("loop_block_max_ms" in row and "loop_busy_max_ms" in row for row in rows)

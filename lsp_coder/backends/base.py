@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..engine.generator import RequestStats
+from ..engine.prefill import PrefillResult
 
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
@@ -21,9 +22,10 @@ StopRule = Callable[[str], int | None]
 class FimQuery:
     """What to complete, as text pieces in document order (each within its token budget).
 
-    ``above`` ends at the start of the cursor line, ``line_prefix`` is the cursor line before
-    the cursor, ``suffix`` the rest of the document window after it; ``extra`` holds (path,
-    text) chunks of other files.
+    ``above`` ends where ``recent`` (lines just above the cursor line, sent after the middle
+    token with the typed text) starts, ``line_prefix`` is the cursor line before the cursor,
+    ``suffix`` the rest of the document window after it; ``extra`` holds (path, text) chunks of
+    other files.
     """
 
     uri: str
@@ -31,6 +33,7 @@ class FimQuery:
     line_prefix: str
     suffix: str
     extra: tuple[tuple[str, str], ...] = ()
+    recent: str = ""
     prefix_tokens: int = 1024
     suffix_tokens: int = 256
     extra_tokens: int = 256
@@ -46,6 +49,8 @@ class FimQuery:
     """The not-yet-typed rest of a shown suggestion (the local engine drafts it for free)."""
     corpus: str = ""
     """The document's latest suggestion (n-gram drafts for the local engine)."""
+    idle: bool = False
+    """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
 
 
 @dataclass(slots=True)
@@ -62,6 +67,8 @@ class Backend(Protocol):
     """Computes completions for the completion layer (worker thread, one call at a time)."""
 
     kind: str
+    can_prefill: bool
+    """Whether ``prefill`` does anything."""
 
     def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
         """The (prefix, suffix, extra) token budgets to cut the prompt to, from the
@@ -76,9 +83,13 @@ class Backend(Protocol):
         """How many tokens ``text`` is for this backend's model."""
         ...
 
-    def prefill(self, query: FimQuery) -> bool:
-        """Evaluate the prompt of ``query`` into the cache without generating; False when
-        the backend cannot."""
+    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+        """Evaluate the prompt of ``query`` into the cache without generating, stopping soon
+        after ``query.cancelled`` turns true; None when the backend cannot.
+
+        ``shared_only``: only the part before the text below the cursor (a file's window,
+        shared by every cursor in it).
+        """
         ...
 
     def describe(self) -> dict:

@@ -72,8 +72,9 @@ def from_gguf(path: Path) -> FimText:
 
 
 def build(template: FimText, extra: tuple[tuple[str, str], ...], above: str, line_prefix: str,
-          suffix: str) -> str:
-    """The prompt text: other files' chunks, then PSM with the typed line after the middle."""
+          suffix: str, recent: str = "") -> str:
+    """The prompt text: other files' chunks, then PSM with the recent lines and the typed line
+    after the middle."""
     head = ""
     for path, body in extra:
         if template.file_sep:
@@ -81,4 +82,4 @@ def build(template: FimText, extra: tuple[tuple[str, str], ...], above: str, lin
         else:
             head += f"{path}\n{body}\n"
     return (f"{head}{template.prefix}{above}{template.suffix}{suffix}{template.middle}"
-            f"{line_prefix}")
+            f"{recent}{line_prefix}")

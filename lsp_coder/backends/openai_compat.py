@@ -35,7 +35,8 @@ class OpenAIBackend(RemoteBackend):
         return url[: -len("/v1")] if url.endswith("/v1") else url
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix)
+        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
+                     query.recent)
 
     def body(self, query: FimQuery) -> dict:
         body = {

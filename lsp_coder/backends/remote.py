@@ -10,11 +10,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..config import Config
 from ..engine.generator import RequestStats
+from ..engine.prefill import PrefillResult
 from .base import BackendResult, FimQuery
 from .health import Health, Notify
 from .token_counts import TokenCounter, vocab_counter
@@ -46,6 +47,7 @@ class RemoteBackend:
     """An HTTP backend; subclasses define the wire format."""
 
     kind = "remote"
+    can_prefill = False
     stream_path = ""
     probe_path = ""
     tokenize_path = ""  # empty: the engine has no tokenize endpoint
@@ -101,14 +103,8 @@ class RemoteBackend:
             self.totals["completions"] += 1
             self.totals["stream_requests"] += 1
         try:
-            for line in self.transport.stream_lines(self.stream_path, self.body(query),
-                                                    query.cancelled):
-                event = self.parse(line)
-                if event is None:
-                    continue
-                if event.error:
-                    raise TransportError("protocol", event.error)
-                _take_usage(final, event)
+            for event in self.events(self.body(query), query.cancelled):
+                take_usage(final, event)
                 if event.text:
                     if first_ms is None:
                         first_ms = (time.perf_counter() - start) * 1000
@@ -136,8 +132,19 @@ class RemoteBackend:
         return BackendResult(text, reason, self._stats(final, first_ms, elapsed),
                              server_cached_tokens=final.cached_tokens)
 
-    def prefill(self, query: FimQuery) -> bool:
-        return False
+    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+        return None  # only llama-server has a prefill-only request
+
+    def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:
+        """The parsed events of a streamed request; raises TransportError (an error event
+        too) or Cancelled."""
+        for line in self.transport.stream_lines(self.stream_path, body, cancelled):
+            event = self.parse(line)
+            if event is None:
+                continue
+            if event.error:
+                raise TransportError("protocol", event.error)
+            yield event
 
     def probe(self) -> None:
         """One cheap request that succeeds when the engine can serve (raises TransportError)."""
@@ -189,7 +196,7 @@ class RemoteBackend:
         return TokenCounter(method, exact)
 
 
-def _take_usage(final: Event, event: Event) -> None:
+def take_usage(final: Event, event: Event) -> None:
     for name in ("prompt_tokens", "cached_tokens", "generated_tokens", "prompt_ms"):
         value = getattr(event, name)
         if value is not None:

@@ -1,4 +1,7 @@
-"""``lsp-coder bench --fim``: PSM against SPM prompt order on held-out holes, in one run.
+"""``lsp-coder bench --fim``: prompt layouts on held-out holes, in one run.
+
+The layouts: PSM, SPM, and PSM with the recent lines after the middle token
+(``completion.recent_lines``; the setting's value, 8 unless configured otherwise).
 
 For each layout it measures what decides the default for a model family:
 
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..completion.context import split_document
-from ..completion.fim import LAYOUTS, build_prompt
+from ..completion.fim import build_prompt
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.generator import GenerateRequest
@@ -57,18 +60,22 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
     results: dict[str, dict[str, float]] = {}
     cases = [h for f in files for h in holes(f, per_file)]
 
-    def prompt(text: str, offset: int, layout: str):
+    recent = cc.recent_lines or 8
+    variants = {"psm": ("psm", 0), "spm": ("spm", 0), f"psm+{recent}": ("psm", recent)}
+
+    def prompt(text: str, offset: int, variant: tuple[str, int]):
+        layout, recent_lines = variant
         parts = split_document(text, offset, prefix_tokens=cc.prefix_tokens,
-                               suffix_tokens=cc.suffix_tokens)
+                               suffix_tokens=cc.suffix_tokens, recent_lines=recent_lines)
         return build_prompt(template, parts, engine.tokenize, engine.detokenize,
                             prefix_tokens=cc.prefix_tokens, suffix_tokens=cc.suffix_tokens,
                             extra_tokens=0, layout=layout)
 
-    for layout in LAYOUTS:
+    for name, variant in variants.items():
         engine.cache.clear()
         exact = evaluated = keys = 0
         for hole in cases:
-            p = prompt(hole.text, hole.offset, layout)
+            p = prompt(hole.text, hole.offset, variant)
             result = engine.generate(GenerateRequest(
                 prompt=p.tokens, heal=p.heal, max_tokens=32, speculative=False,
                 stop=lambda t: t.find("\n") if "\n" in t else None))
@@ -78,12 +85,12 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
             for ch in hole.expected[:3] + "\n":
                 text = text[:offset] + ch + text[offset:]
                 offset += 1
-                p = prompt(text, offset, layout)
+                p = prompt(text, offset, variant)
                 r = engine.generate(GenerateRequest(prompt=p.tokens, heal=p.heal, max_tokens=1,
                                                     speculative=False))
                 evaluated += r.stats.evaluated_tokens
                 keys += 1
-        results[layout] = {"holes": len(cases), "exact": exact,
+        results[name] = {"holes": len(cases), "exact": exact,
                            "exact_rate": exact / max(1, len(cases)),
                            "evaluated_per_key": evaluated / max(1, keys)}
     service.close()
@@ -91,8 +98,8 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
 
 
 def report(results: dict[str, dict[str, float]]) -> str:
-    lines = [f"{'layout':<8}{'first line exact':>20}{'tokens evaluated / key':>26}"]
+    lines = [f"{'layout':<10}{'first line exact':>20}{'tokens evaluated / key':>26}"]
     for layout, r in results.items():
-        lines.append(f"{layout:<8}{r['exact']:>9.0f}/{r['holes']:<4.0f} ({r['exact_rate']:4.0%})"
+        lines.append(f"{layout:<10}{r['exact']:>9.0f}/{r['holes']:<4.0f} ({r['exact_rate']:4.0%})"
                      f"{r['evaluated_per_key']:>26.1f}")
     return "\n".join(lines)

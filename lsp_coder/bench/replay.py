@@ -80,6 +80,23 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="instead: N keystrokes against one server, RSS sampled (a leak check)")
     p.add_argument("--soak-every", type=int, default=500, metavar="K",
                    help="sample RSS and latency every K keys of --soak")
+    p.add_argument("--idle", action="store_true",
+                   help="instead: type at a human cadence with idle-time prefill off and on;"
+                        " time to suggestion after Enter, after accepting, in a just-opened"
+                        " file and mid-line")
+    p.add_argument("--line-pause-ms", type=float, default=1500.0,
+                   help="--idle: pause at the end of a line before Enter")
+    p.add_argument("--read-ms", type=float, default=800.0,
+                   help="--idle: time spent reading a suggestion before accepting it")
+    p.add_argument("--open-pause-ms", type=float, default=2000.0,
+                   help="--idle: time between opening a file and the first key")
+    p.add_argument("--prefetch", action="store_true",
+                   help="--idle: a third run with idle.prefetch on")
+    p.add_argument("--baseline", action="store_true",
+                   help="--idle: a first run with completion.recent_lines = 0 and no idle work")
+    p.add_argument("--documents", action="store_true",
+                   help="instead: the event loop's longest block while a 5 MB document and a"
+                        " 200,000-character line are opened, edited and completed")
     from .team import add_team_arguments
 
     add_team_arguments(p)
@@ -92,6 +109,7 @@ def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str,
         "completion": {"debounce_ms": 0, "inline_budget_ms": 0, "max_tokens": args.max_tokens},
         "cache": {},
         "speculative": {},
+        "idle": {},
     }
     if args.model:
         options["model"]["path"] = args.model
@@ -361,7 +379,45 @@ def bench_main(args: argparse.Namespace) -> int:
     if args.soak:
         from .soak import run_soak
 
-        summary = asyncio.run(run_soak(args, _options(args)))
+        # The product's debounce and time box: the soak types like an editor.
+        options = {**_options(args), "completion": {"max_tokens": args.max_tokens}}
+        summary = asyncio.run(run_soak(args, options))
         return 1 if summary["failures"] else 0
+    if args.idle:
+        asyncio.run(run_idle_bench(args))
+        return 0
+    if args.documents:
+        from .documents import run_documents
+
+        asyncio.run(run_documents(args, _options(args)))
+        return 0
     asyncio.run(run_bench(args))
     return 0
+
+
+async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
+    """Human-cadence typing with idle-time prefill off and on, in one invocation."""
+    from .human import Cadence, replay_human, report_human, summarize_human
+
+    files = args.files or default_files()
+    traces = [make_trace(Path(f), args.lines) for f in files]
+    cadence = Cadence(args.key_ms, args.line_pause_ms, args.read_ms, args.open_pause_ms)
+    print(f"bench --idle: {', '.join(t.path.name for t in traces)};"
+          f" {sum(len(t.typed) for t in traces)} characters", flush=True)
+    plans = {"idle off": _options(args, idle={"enabled": False}),
+             "idle on": _options(args, idle={"enabled": True})}
+    if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
+        plans = {"baseline": _options(args, idle={"enabled": False},
+                                      completion={"recent_lines": 0}), **plans}
+    if args.prefetch:
+        plans["idle+prefetch"] = _options(args, idle={"enabled": True, "prefetch": True})
+    summaries = {}
+    for name, options in plans.items():
+        run = await replay_human(name, traces, options, cadence)
+        summaries[name] = summarize_human(run)
+    print()
+    print(report_human(summaries))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "idle.json").write_text(json.dumps(summaries, indent=1))
+    print(f"raw numbers: {args.out / 'idle.json'}")
+    return summaries

@@ -1,8 +1,11 @@
 """``lsp-coder bench --soak N``: N keystrokes against one server, memory sampled as it goes.
 
 The traces are typed over and over, each pass into documents under new names that are closed
-afterwards (as an editor does), asking for an inline completion after every key. Every
-``--soak-every`` keys the server's resident memory is sampled with the latency of those keys.
+afterwards, the way an editor does it: a key every ``--key-ms`` with an inline completion asked
+after each without waiting for the answer (the server's debounce, supersede and cancel at work),
+and at the end of each line a pause until the answer is there. Every ``--soak-every`` keys the
+server's resident memory is sampled with the time to an answer at the line ends since the last
+sample.
 A leak shows as RSS that keeps growing after the first windows (model, KV cache and caches
 warm up first).
 """
@@ -10,6 +13,7 @@ warm up first).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import time
@@ -46,15 +50,21 @@ async def run_soak(args: argparse.Namespace, options: dict[str, Any]) -> dict[st
                 uri = f"file:///soak/{pass_no % DOCUMENT_NAMES}/{trace.path.name}"
                 session.open(uri, trace.text)
                 offset = trace.offset
-                for ch in trace.typed:
+                typed = trace.typed
+                asked: list[asyncio.Future] = []
+                for i, ch in enumerate(typed):
                     offset = session.insert(offset, ch)
                     sent = time.perf_counter()
-                    try:
-                        await session.inline(offset)
-                    except Exception:  # an error answer: counted, the soak goes on
-                        failures += 1
-                    window.append((time.perf_counter() - sent) * 1000)
+                    asked.append(asyncio.ensure_future(session.inline(offset)))
                     keys += 1
+                    if i + 1 < len(typed) and typed[i + 1] != "\n":
+                        await asyncio.sleep(args.key_ms / 1000)
+                    else:  # a line's end: the typist waits for the suggestion
+                        answers = await asyncio.gather(*asked, return_exceptions=True)
+                        window.append((time.perf_counter() - sent) * 1000)
+                        # an error answer is counted; the soak goes on
+                        failures += sum(isinstance(a, BaseException) for a in answers)
+                        asked = []
                     if keys % args.soak_every == 0 or keys == args.soak:
                         samples.append(_sample(session, keys, window))
                         print(f"  {keys:6d} keys  RSS {samples[-1]['rss_mib']:7.1f} MiB"
@@ -63,6 +73,8 @@ async def run_soak(args: argparse.Namespace, options: dict[str, Any]) -> dict[st
                         window = []
                     if keys >= args.soak:
                         break
+                answers = await asyncio.gather(*asked, return_exceptions=True)
+                failures += sum(isinstance(a, BaseException) for a in answers)
                 session.client.text_document_did_close(types.DidCloseTextDocumentParams(
                     text_document=types.TextDocumentIdentifier(uri=uri)))
                 if keys >= args.soak:

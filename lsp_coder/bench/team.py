@@ -5,6 +5,10 @@ cadence and asking for an inline completion after every key without waiting for 
 an editor does). The typist pauses at the end of each line and after ``(``, ``.``, ``=``, ``:``
 and ``,``; the figure that matters is the time from the key before a pause to a suggestion.
 
+Before typing, each editor warms the engine's cache for its file: it asks once at the cursor and
+waits for the engine to finish (the time is reported as ``warm_s``), as an editor that has had
+the file open for a while would have. Both clients warm up the same way.
+
 The peer is what llama.vim and llama.vscode do against llama-server: on every key, drop the
 request in flight (closing its connection) and send a new non-streamed ``/infill`` with their
 default settings (256 lines above, 64 below, ``n_predict`` 128, ``t_max_prompt_ms`` 500,
@@ -51,6 +55,7 @@ class TeamRun:
     editors: int
     results: list[EditorResult] = field(default_factory=list)
     wall_s: float = 0.0
+    warm_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         times = sorted(t for r in self.results for t in r.shown_at_pause)
@@ -65,7 +70,7 @@ class TeamRun:
                                       / max(keys, 1), 3),
             "cached_fraction": (round(sum(r.cached_tokens for r in self.results) / prompt, 3)
                                 if prompt else None),
-            "wall_s": round(self.wall_s, 1),
+            "wall_s": round(self.wall_s, 1), "warm_s": round(self.warm_s, 1),
         }
 
 
@@ -84,6 +89,9 @@ def add_team_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--editors", default="1,2,4,8", help="team sizes to run, comma-separated")
     p.add_argument("--no-peer", action="store_true",
                    help="skip the llama.vim-style /infill-per-key peer (llama-server only)")
+    p.add_argument("--peer-only", action="store_true", help="run only the peer")
+    p.add_argument("--peer-prompt-ms", type=int, default=500,
+                   help="the peer's t_max_prompt_ms (llama.vim's default 500; 0: no limit)")
     p.add_argument("--pause-ms", type=float, default=1500.0,
                    help="how long the typist pauses at a line end or after ( . = : ,")
 
@@ -125,7 +133,9 @@ class _LspEditor:
     """One editor: an lsp-coder server on the shared engine."""
 
     def __init__(self, url: str, kind: str, model: str, max_tokens: int) -> None:
-        self.session = Session({"backend": {"kind": kind, "url": url, "model": model},
+        # A cold prompt takes tens of seconds on a CPU engine: the bench waits for it.
+        self.session = Session({"backend": {"kind": kind, "url": url, "model": model,
+                                            "timeout_ms": 600_000},
                                 "completion": {"max_tokens": max_tokens}})
 
     async def start(self, trace: Trace) -> None:
@@ -143,6 +153,12 @@ class _LspEditor:
         except Exception:  # a request cancelled as the session ends
             return ""
 
+    async def warm(self, offset: int) -> None:
+        """Ask once and wait until the engine has finished with it (time box or not)."""
+        await self.complete(offset)
+        while (await self.session.stats())["totals"].get("busy"):
+            await asyncio.sleep(0.2)
+
     async def finish(self, result: EditorResult) -> None:
         backend = (await self.session.stats())["totals"].get("backend", {})
         result.backend_requests = backend.get("http_requests", 0)
@@ -154,8 +170,9 @@ class _LspEditor:
 class _PeerEditor:
     """One editor doing what llama.vim does: ``/infill`` on every key, dropping the last one."""
 
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, prompt_ms: int) -> None:
         self.client = client
+        self.prompt_ms = prompt_ms
         self.text = ""
         self.inflight: asyncio.Task | None = None
         self.result: EditorResult | None = None
@@ -176,7 +193,11 @@ class _PeerEditor:
         except asyncio.CancelledError:
             return ""
 
-    async def _infill(self, offset: int) -> str:
+    async def warm(self, offset: int) -> None:
+        """One ``/infill`` without the prompt time limit, so the slot holds the whole prompt."""
+        await self._infill(offset, warm=True)
+
+    async def _infill(self, offset: int, warm: bool = False) -> str:
         line_start = self.text.rfind("\n", 0, offset) + 1
         above = self.text[:line_start].splitlines(keepends=True)[-256:]
         below = self.text[offset:].splitlines(keepends=True)[:65]
@@ -185,20 +206,26 @@ class _PeerEditor:
                 "prompt": line_prefix, "input_extra": [], "n_predict": 128,
                 "n_indent": len(line_prefix) - len(line_prefix.lstrip()),
                 "top_k": 40, "top_p": 0.90, "samplers": ["top_k", "top_p", "infill"],
-                "stream": False, "cache_prompt": True, "t_max_prompt_ms": 500,
-                "t_max_predict_ms": 1000}
+                "stream": False, "cache_prompt": True, "t_max_predict_ms": 1000}
+        if self.prompt_ms and not warm:
+            body["t_max_prompt_ms"] = self.prompt_ms
+        if warm:
+            return await self._post(body)
         assert self.result is not None
         self.result.backend_requests += 1
-        try:
-            response = await self.client.post("/infill", json=body)
-            data = response.json()
-        except (httpx.HTTPError, ValueError):
-            return ""
+        data = await self._post(body)
         timings = data.get("timings") or {}
         self.result.cached_tokens += int(timings.get("cache_n", 0))
         self.result.prompt_tokens += int(timings.get("cache_n", 0)) + int(
             timings.get("prompt_n", 0))
         return data.get("content", "")
+
+    async def _post(self, body: dict) -> dict:
+        try:
+            response = await self.client.post("/infill", json=body)
+            return response.json()
+        except (httpx.HTTPError, ValueError):
+            return {}
 
     async def finish(self, result: EditorResult) -> None:
         if self.inflight is not None and not self.inflight.done():
@@ -215,6 +242,9 @@ async def _run(name: str, editors: list, traces: list[Trace], key_ms: float,
         if isinstance(editor, _PeerEditor):
             editor.result = result
     await asyncio.gather(*(e.start(t) for e, t in zip(editors, traces)))
+    start = time.perf_counter()
+    await asyncio.gather(*(e.warm(t.offset) for e, t in zip(editors, traces)))
+    run.warm_s = time.perf_counter() - start
     start = time.perf_counter()
     await asyncio.gather(*(_type(t, key_ms, pause_ms, e, r)
                            for e, t, r in zip(editors, traces, results)))
@@ -242,18 +272,19 @@ async def run_team(args: argparse.Namespace, files: list[Path]) -> list[dict[str
     summaries: list[dict[str, Any]] = []
     for n in sizes:
         traces = _traces(files, n, args.lines)
-        await _erase_slots(url)
-        ours = [_LspEditor(url, args.backend_kind, args.backend_model, args.max_tokens)
-                for _ in range(n)]
-        run = await _run("lsp-coder", ours, traces, args.key_ms, args.pause_ms)
-        summaries.append(run.summary())
-        print(json.dumps(summaries[-1]), flush=True)
+        if not args.peer_only:
+            await _erase_slots(url)
+            ours = [_LspEditor(url, args.backend_kind, args.backend_model, args.max_tokens)
+                    for _ in range(n)]
+            run = await _run("lsp-coder", ours, traces, args.key_ms, args.pause_ms)
+            summaries.append(run.summary())
+            print(json.dumps(summaries[-1]), flush=True)
         if args.no_peer or args.backend_kind != "llama-server":
             continue
         await _erase_slots(url)
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-            peers = [_PeerEditor(client) for _ in range(n)]
+        async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as client:
+            peers = [_PeerEditor(client, args.peer_prompt_ms) for _ in range(n)]
             run = await _run("llama.vim-style", peers, traces, args.key_ms, args.pause_ms)
         summaries.append(run.summary())
         print(json.dumps(summaries[-1]), flush=True)
@@ -297,19 +328,22 @@ def plot(summaries: list[dict[str, Any]], path: Path) -> bool:
         return False
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for run, style in (("lsp-coder", "o-"), ("llama.vim-style", "s--")):
-        rows = [s for s in summaries if s["run"] == run and s["p50_ms"] is not None]
-        if not rows:
-            continue
-        n = [s["editors"] for s in rows]
-        left.plot(n, [s["p50_ms"] for s in rows], style, label=f"{run} p50")
-        left.plot(n, [s["p95_ms"] for s in rows], style, alpha=0.4, label=f"{run} p95")
-        right.plot(n, [s["requests_per_key"] for s in rows], style, label=run)
+        rows = [s for s in summaries if s["run"] == run]
+        shown = [s for s in rows if s["p50_ms"] is not None]
+        if shown:
+            n = [s["editors"] for s in shown]
+            left.plot(n, [s["p50_ms"] for s in shown], style, label=f"{run} p50")
+            left.plot(n, [s["p95_ms"] for s in shown], style, alpha=0.4, label=f"{run} p95")
+        if rows:
+            right.plot([s["editors"] for s in rows], [s["requests_per_key"] for s in rows],
+                       style, label=run)
     left.set_xlabel("editors on one engine")
     left.set_ylabel("ms from the key before a pause to a suggestion")
     left.set_yscale("log")
     left.legend(fontsize=8)
     right.set_xlabel("editors on one engine")
     right.set_ylabel("backend requests per keystroke")
+    right.set_yscale("log")
     right.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -125,6 +125,21 @@ class Session:
         self.text = self.text[:offset] + chars + self.text[offset:]
         return offset + len(chars)
 
+    def delete(self, offset: int, n: int) -> int:
+        """Backspace ``n`` characters before ``offset``; returns the new cursor offset."""
+        if n <= 0:
+            return offset
+        start = offset - n
+        self.version += 1
+        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri,
+                                                                version=self.version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=position_at(self.text, start),
+                                  end=position_at(self.text, offset)), text="")]))
+        self.text = self.text[:start] + self.text[offset:]
+        return start
+
     async def inline(self, offset: int) -> str:
         """The first inline suggestion at ``offset`` ("" if none)."""
         result = await self.client.text_document_inline_completion_async(

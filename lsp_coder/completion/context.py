@@ -23,23 +23,32 @@ BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
 class PromptParts:
     """The pieces of a FIM prompt, in document order.
 
-    ``above`` ends at the start of the cursor line; ``line_prefix`` is the cursor line's text
-    before the cursor; ``suffix`` is the rest of the cursor line and the lines below.
+    ``above`` ends where ``recent`` starts; ``recent`` is the lines just above the cursor line
+    that go after the middle token with it (see ``split_document``); ``line_prefix`` is the
+    cursor line's text before the cursor; ``suffix`` is the rest of the cursor line and the
+    lines below.
     """
 
     extra: tuple[tuple[str, str], ...]
     above: str
     line_prefix: str
     suffix: str
+    recent: str = ""
 
     @property
     def prefix(self) -> str:
-        return self.above + self.line_prefix
+        return self.above + self.recent + self.line_prefix
 
 
 def split_document(text: str, offset: int, *, prefix_tokens: int,
-                   suffix_tokens: int) -> PromptParts:
-    """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets."""
+                   suffix_tokens: int, recent_lines: int = 0) -> PromptParts:
+    """Cut ``text`` around ``offset`` (a str index) into windows within the token budgets.
+
+    ``recent_lines``: the lines above the cursor line back to the last absolute multiple of
+    this many lines go to ``recent`` (after the middle token, with the typed line), so Enter
+    only appends to the prompt; the suffix is evaluated again once every ``recent_lines``
+    lines instead of at every new line. 0: none.
+    """
     offset = max(0, min(offset, len(text)))
     line_start = text.rfind("\n", 0, offset) + 1
     budget = prefix_tokens * CHARS_PER_TOKEN
@@ -73,7 +82,14 @@ def split_document(text: str, offset: int, *, prefix_tokens: int,
     if len(line_prefix) > limit:  # a very long line: keep the text just before the cursor
         cut = -(-(len(line_prefix) - limit) // LINE_QUANTUM_CHARS) * LINE_QUANTUM_CHARS
         line_prefix, above = line_prefix[cut:], ""
-    return PromptParts((), above, line_prefix, suffix)
+    recent = ""
+    if recent_lines > 0 and above:
+        kept = above.split("\n")[:-1]
+        n = min(len(kept), (first + len(above_lines)) % recent_lines)
+        if n:
+            cut = len(above) - sum(len(line) + 1 for line in kept[-n:])
+            above, recent = above[:cut], above[cut:]
+    return PromptParts((), above, line_prefix, suffix, recent)
 
 
 def wants_multiline(parts: PromptParts) -> bool:
@@ -117,10 +133,21 @@ class ExtraContext:
         self._current = (uri, path, text, offset)
 
     def _chunk_around(self, text: str, offset: int) -> str:
+        """``chunk_lines`` lines around ``offset``, starting on a window step; only the lines
+        near the cursor are scanned (a file being left may be megabytes)."""
         line = text.count("\n", 0, offset)
         lo = max(0, line - self.chunk_lines // 2)
         lo -= lo % WINDOW_QUANTUM_LINES
-        body = "".join(text.splitlines(keepends=True)[lo : lo + self.chunk_lines])
+        start = text.rfind("\n", 0, offset) + 1
+        for _ in range(line - lo):
+            start = text.rfind("\n", 0, start - 1) + 1
+        end = start
+        for _ in range(self.chunk_lines):
+            newline = text.find("\n", end)
+            end = len(text) if newline < 0 else newline + 1
+            if newline < 0:
+                break
+        body = text[start:end]
         return body if body.endswith("\n") or not body else body + "\n"
 
     def forget(self, uri: str) -> None:
@@ -130,13 +157,25 @@ class ExtraContext:
             if self._current is not None and self._current[0] == uri:
                 self._current = None
 
-    def chunks(self, uri: str, budget_tokens: int) -> tuple[tuple[str, str], ...]:
-        """(path, text) chunks of files other than ``uri``, oldest first, within the budget."""
+    def chunks(self, uri: str, budget_tokens: int,
+               preview: bool = False) -> tuple[tuple[str, str], ...]:
+        """(path, text) chunks of files other than ``uri``, oldest first, within the budget.
+
+        ``preview``: the chunks as they will be once the user completes in ``uri`` (the file
+        being left has entered the ring), without changing the ring.
+        """
         budget = budget_tokens * CHARS_PER_TOKEN
         out: list[tuple[str, str]] = []
         used = 0
         with self._lock:
-            items = list(self._chunks.items())
+            ring = OrderedDict(self._chunks)
+            current = self._current
+        if preview and current is not None and current[0] != uri:
+            ring.pop(current[0], None)
+            ring[current[0]] = (current[1], self._chunk_around(current[2], current[3]))
+            while len(ring) > self.max_chunks:
+                ring.popitem(last=False)
+        items = list(ring.items())
         for other, (path, body) in items:
             if other == uri:
                 continue

@@ -1,8 +1,13 @@
 """Fill-in-the-middle prompts from the model's own FIM tokens.
 
-Layout (PSM, with the cursor line after the middle token, like llama.cpp's ``/infill``)::
+Layout (PSM, with the cursor line after the middle token)::
 
-    [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> typed-on-this-line
+    [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> recent-lines +
+    typed-on-this-line
+
+``recent-lines`` are the lines between the last multiple of ``completion.recent_lines`` and the
+cursor line: a new line then appends to the prompt instead of moving a line in front of the
+suffix, which made every Enter evaluate the whole suffix block again.
 
 or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as CodeLlama)::
 
@@ -99,7 +104,11 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
         else:
             typed = typed[:-1]
     typed_room = max(1, -(-len(typed) // TYPED_STEP_TOKENS)) * TYPED_STEP_TOKENS
-    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room))
+    recent = tokenize(parts.recent) if parts.recent else []
+    if len(recent) + typed_room > prefix_tokens:
+        recent = []  # no room: the recent lines are dropped with the window above them
+    typed = recent + typed
+    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room - len(recent)))
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal)
     suffix = tokenize(parts.suffix)[:suffix_tokens]

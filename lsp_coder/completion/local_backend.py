@@ -13,8 +13,9 @@ from ..backends.base import BackendResult, FimQuery
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest
+from ..engine.prefill import PrefillResult
 from .context import PromptParts
-from .fim import build_prompt, resolve_layout
+from .fim import Prompt, build_prompt, resolve_layout
 
 PROMPT_SLACK_TOKENS = 8
 """KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
@@ -24,6 +25,7 @@ class LocalBackend:
     """Completions from the engine in this process; call from the worker thread."""
 
     kind = "local"
+    can_prefill = True
 
     def __init__(self, engine: Engine, config: Callable[[], Config]) -> None:
         self.engine = engine
@@ -37,16 +39,8 @@ class LocalBackend:
 
     def complete(self, query: FimQuery) -> BackendResult:
         engine = self.engine
-        config = self.config()  # one version of the settings for the whole request
-        if engine.config is not config:
-            engine.update(config)
-        cc = config.completion
-        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
-        prompt = build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
-                              prefix_tokens=query.prefix_tokens,
-                              suffix_tokens=query.suffix_tokens,
-                              extra_tokens=query.extra_tokens,
-                              layout=resolve_layout(cc.fim_layout, engine.architecture))
+        config = self._settings()
+        prompt = self._prompt(query, config)
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
             max_tokens=query.max_tokens,
@@ -59,14 +53,39 @@ class LocalBackend:
             speculative=config.speculative.enabled,
             cancelled=query.cancelled,
             on_text=query.on_text,
+            idle=query.idle,
         ))
         return BackendResult(result.text, result.stop_reason, result.stats)
 
+    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult:
+        """Evaluate the prompt onto a spare sequence at idle priority (``engine.prefill``)."""
+        engine = self.engine
+        tokens = self._prompt(query, self._settings()).tokens
+        suffix = engine.template.suffix
+        if shared_only and suffix >= 0 and suffix in tokens:
+            tokens = tokens[: tokens.index(suffix)]
+        return engine.prefill(tokens, query.cancelled)
+
+    def _settings(self) -> Config:
+        """One version of the settings for a whole call, given to the engine first."""
+        config = self.config()
+        if self.engine.config is not config:
+            self.engine.update(config)
+        return config
+
+    def _prompt(self, query: FimQuery, config: Config) -> Prompt:
+        engine = self.engine
+        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
+                            query.recent)
+        return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
+                            prefix_tokens=query.prefix_tokens,
+                            suffix_tokens=query.suffix_tokens,
+                            extra_tokens=query.extra_tokens,
+                            layout=resolve_layout(config.completion.fim_layout,
+                                                  engine.architecture))
+
     def count_tokens(self, text: str) -> int:
         return len(self.engine.tokenize(text))
-
-    def prefill(self, query: FimQuery) -> bool:
-        return False
 
     def describe(self) -> dict:
         return {"kind": self.kind, **self.engine.describe()}

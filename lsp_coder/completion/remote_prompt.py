@@ -20,7 +20,8 @@ def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_to
     """``parts`` with ``above``, ``suffix`` and ``extra`` held to their budgets."""
     # The typed line changes at every key: estimated, so counting it costs no request.
     typed = len(parts.line_prefix) // CHARS_PER_TOKEN + 1
-    above = _trim_front(parts.above, max(0, prefix_tokens - typed), count)
+    recent = count(parts.recent) if parts.recent else 0
+    above = _trim_front(parts.above, max(0, prefix_tokens - typed - recent), count)
     suffix = _trim_back(parts.suffix, suffix_tokens, count)
     extra: list[tuple[str, str]] = []
     used = 0
@@ -30,7 +31,7 @@ def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_to
             break
         extra.append((path, body))
         used += n
-    return PromptParts(tuple(extra), above, parts.line_prefix, suffix)
+    return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent)
 
 
 def _trim_front(text: str, budget: int, count: Count) -> str:

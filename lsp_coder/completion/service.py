@@ -22,9 +22,11 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
+from ..engine.prefill import PrefillResult
 from ..model_files import ModelUnavailable, Progress, resolve_model_paths
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
 from .local_backend import LocalBackend
+from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
@@ -179,7 +181,7 @@ class CompletionService:
         Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
         (its kind; for a serving engine its URL, health, requests and the cached-prompt
         fraction it reports) and, with a local model, ``kv_used_bytes``, ``kv_budget_bytes``,
-        ``kv_evicted_blocks`` (see ``engine.MemoryStats``).
+        ``kv_evicted_blocks``, ``idle_used_tokens`` (see ``engine.MemoryStats``).
         """
         engine = self.engine
         out: dict[str, Any] = {"model_loaded": self.backend is not None, "error": self.error}
@@ -203,7 +205,8 @@ class CompletionService:
 
     def complete(self, req: CompletionRequest,
                  answer_early: Callable[[Suggestion], None] | None = None,
-                 hint: str = "", cancelled: Callable[[], bool] = lambda: False) -> Suggestion:
+                 hint: str = "", cancelled: Callable[[], bool] = lambda: False,
+                 idle: bool = False) -> Suggestion:
         """Generate a suggestion for ``req`` (worker thread).
 
         Args:
@@ -212,6 +215,8 @@ class CompletionService:
                 when ``req.budget_ms`` runs out; generation then goes on into the cache.
             hint: the not-yet-typed rest of a previous suggestion, drafted for free.
             cancelled: polled between decode steps and ubatches; True stops the work.
+            idle: a prefetch for a likely next state: the visit is not recorded and the
+                engine works on a branch of its cache (lowest retention).
 
         Returns:
             The full (postprocessed) suggestion; empty when there is no model or nothing to say.
@@ -221,28 +226,21 @@ class CompletionService:
         if backend is None:
             return Suggestion("", stop_reason="no_model")
         cc = self.config.completion
-        prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
-            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
-        parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
-                               suffix_tokens=suffix_tokens)
-        self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
-        extra = self.extra.chunks(req.uri, extra_tokens)
-        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix)
-        if backend.kind != "local":  # the local engine holds its token prompt to the budgets
-            parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
-                              suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
+        query = self._query(backend, req, preview=idle)
+        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
         multiline = wants_multiline(parts)
         max_lines = cc.max_lines if multiline else 1
         ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
                             multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
-        result = backend.complete(FimQuery(
-            uri=req.uri, above=parts.above, line_prefix=parts.line_prefix, suffix=parts.suffix,
-            extra=parts.extra, prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
-            extra_tokens=extra_tokens, max_tokens=cc.max_tokens, temperature=cc.temperature,
-            seed=cc.seed, stop=_line_limit(max_lines), budget_ms=req.budget_ms,
-            cancelled=cancelled, on_text=early.on_text if answer_early is not None else None,
-            hint=hint, corpus=self.suggestions.latest(req.uri)))
+        query.stop = _line_limit(max_lines)
+        query.budget_ms = req.budget_ms
+        query.cancelled = cancelled
+        query.on_text = early.on_text if answer_early is not None else None
+        query.hint = hint
+        query.corpus = self.suggestions.latest(req.uri)
+        query.idle = idle
+        result = backend.complete(query)
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         if result.stop_reason not in NOT_STORED and text:
@@ -251,6 +249,72 @@ class CompletionService:
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra={"answered_early": early.sent})
+
+    def _query(self, backend: Backend, req: CompletionRequest,
+               preview: bool = False) -> FimQuery:
+        """The text pieces for ``req`` within the token budgets; ``preview`` builds them
+        without recording the visit in the other-files context."""
+        cc = self.config.completion
+        prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
+            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
+        parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
+                               suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
+        if not preview:
+            self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
+        extra = self.extra.chunks(req.uri, extra_tokens, preview=preview)
+        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix, parts.recent)
+        if backend.kind != "local":  # the local engine holds its token prompt to the budgets
+            parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
+                              suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
+        return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
+                        suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
+                        prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+                        extra_tokens=extra_tokens,
+                        max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed)
+
+    # -- idle work ------------------------------------------------------------------------------
+
+    @property
+    def prefills(self) -> bool:
+        """Whether idle prefill runs: on the local engine, and on a serving engine that can
+        take a prefill-only request when ``idle.remote`` allows it."""
+        backend = self.backend
+        if backend is None or not backend.can_prefill:
+            return False
+        return backend.kind == "local" or self.config.idle.remote
+
+    def next_prompts(self, req: CompletionRequest, shown: str) -> list[NextPrompt]:
+        """What to prepare after ``shown`` was answered for ``req`` (any thread)."""
+        return after_answer(req.uri, req.path or req.uri, req.text, req.offset, shown)
+
+    def opened(self, uri: str, path: str, text: str) -> NextPrompt:
+        """What to prepare for a file just opened (any thread)."""
+        return document_window(uri, path, text, self.config.completion.prefix_tokens)
+
+    def prefill(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> PrefillResult | None:
+        """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
+
+        A ``window`` holds only the prompt's part before the text below the cursor. Stops
+        within one ubatch once ``cancelled`` is true. None when there is no model or the
+        backend cannot prefill.
+        """
+        backend = self.backend
+        if backend is None:
+            return None
+        req = CompletionRequest(uri=nxt.uri, text=nxt.text, offset=nxt.offset, path=nxt.path)
+        query = self._query(backend, req, preview=True)
+        query.cancelled = cancelled
+        return backend.prefill(query, shared_only=nxt.kind == "window")
+
+    def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> Suggestion:
+        """Generate the suggestion for ``nxt`` into the suggestion cache (idle priority)."""
+        req = CompletionRequest(uri=nxt.uri, text=nxt.text, offset=nxt.offset, path=nxt.path)
+        return self.complete(req, cancelled=cancelled, idle=True)
+
+    def ubatches_done(self) -> int:
+        """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""
+        engine = self.engine
+        return 0 if engine is None else engine.ubatches_done
 
     def _filter_context(self, req: CompletionRequest, prefix: str) -> FilterContext:
         parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], req.text[req.offset :])

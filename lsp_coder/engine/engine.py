@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..config import Config
 from .costs import BatchCosts
@@ -12,6 +13,7 @@ from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
 from .llama import Context, ContextParams, Model, ModelLoadError, ModelParams, build_has_amx
+from .prefill import PrefillResult, prefill
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
@@ -28,6 +30,8 @@ class MemoryStats:
     """The most KV memory the cache may hold."""
     kv_evicted_blocks: int
     """Blocks evicted since the engine loaded."""
+    idle_used_tokens: int
+    """Tokens evaluated as idle work (``prefill``) that a request then reused."""
 
 
 def extra_bufts_enabled(setting: str) -> bool:
@@ -136,6 +140,16 @@ class Engine:
         finally:
             self.draft.ctx.cancel_check = None
 
+    def prefill(self, tokens: list[int],
+                cancelled: Callable[[], bool] = lambda: False) -> PrefillResult:
+        """Evaluate ``tokens`` into the prefix cache as idle work (see ``engine.prefill``)."""
+        return prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens)
+
+    @property
+    def ubatches_done(self) -> int:
+        """How many ubatches the target model has evaluated (a clock for scheduling checks)."""
+        return self.ctx.ubatches_done
+
     def update(self, config: Config) -> None:
         """Take new settings that need no reload (speculation, cutoffs)."""
         self.config = config
@@ -148,7 +162,8 @@ class Engine:
         return MemoryStats(
             kv_used_bytes=self.cache.used_bytes,
             kv_budget_bytes=self.cache.budget * self.model.kv_bytes_per_token(),
-            kv_evicted_blocks=self.cache.evicted_blocks)
+            kv_evicted_blocks=self.cache.evicted_blocks,
+            idle_used_tokens=self.cache.idle_used_tokens)
 
     def describe(self) -> dict:
         """Model, template and memory figures (for ``doctor`` and the log)."""

@@ -45,6 +45,8 @@ class GenerateRequest:
     """Polled between steps and ubatches; True ends the request as cancelled."""
     on_text: Callable[[str], None] | None = None
     """Told the text so far after every emitted token."""
+    idle: bool = False
+    """Idle work (a prefetch): runs on a branch of the prefix cache (see ``prepare_branch``)."""
 
 
 @dataclass(slots=True)
@@ -228,12 +230,15 @@ class Generator:
         history = run.history
         stats = run.stats
         stats.prompt_tokens = len(history)
-        prepared = self.cache.prepare(history)
+        prepared = (self.cache.prepare_branch(history, leave=1) if run.req.idle
+                    else self.cache.prepare(history))
+        if prepared is None:  # idle work found no spare sequence: it does not run
+            raise DecodeAborted(0)
         stats.reused_tokens = prepared.reused
         stats.shifted_tokens = prepared.shifted
         stats.evaluated_tokens = len(history) - prepared.reused
         run.seq = prepared.seq_id
-        self.cache.extend(run.seq, history[prepared.reused :], n_logits=1)
+        self.cache.extend(run.seq, history[prepared.reused :], n_logits=1, idle=run.req.idle)
         stats.prefill_ms = _ms_since(start)
         self._pick(run, self.ctx.logits(0))
         for drafter in self.drafters:
@@ -258,7 +263,7 @@ class Generator:
 
     def _plain_step(self, run: _Run, step_start: float) -> None:
         """Evaluate the last token alone and pick the next."""
-        self.cache.extend(run.seq, run.out[-1:], n_logits=1)
+        self.cache.extend(run.seq, run.out[-1:], n_logits=1, idle=run.req.idle)
         self.costs.observe(1, _ms_since(step_start))
         self._pick(run, self.ctx.logits(0))
         run.stats.decode_steps += 1
@@ -269,7 +274,7 @@ class Generator:
         # Evaluate [last, draft...]: row i predicts the token after draft[:i].
         verify_start = time.perf_counter()
         n_rows = self.cache.extend(run.seq, run.out[-1:] + draft.tokens,
-                                   n_logits=len(draft.tokens) + 1)
+                                   n_logits=len(draft.tokens) + 1, idle=run.req.idle)
         self.costs.observe(n_rows, _ms_since(verify_start))
         rows = [self.ctx.logits(i) for i in range(n_rows)]
         # Accept the agreeing prefix; the target's own token follows it.

@@ -294,6 +294,8 @@ class Context:
         self._batch = llama_cpp.llama_batch_init(self.n_ubatch, 0, 1)
         self._n_outputs = 0
         self._n_vocab = model.n_vocab
+        self.ubatches_done = 0
+        """llama_decode calls that finished (any thread may read it: a progress clock)."""
 
     def close(self) -> None:
         if getattr(self, "_ptr", None):
@@ -368,6 +370,7 @@ class Context:
                 raise DecodeAborted(done)
             if rc != 0:
                 raise DecodeError(f"llama_decode returned {rc}")
+            self.ubatches_done += 1
             done += m
             self._n_outputs = outputs
         return self._n_outputs

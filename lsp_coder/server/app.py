@@ -36,7 +36,8 @@ class LspCoderServer(LanguageServer):
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
-                                   lambda: self.config.completion.debounce_ms)
+                                   lambda: self.config.completion.debounce_ms,
+                                   lambda: self.config.idle)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
@@ -169,6 +170,11 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         if ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
             await ls.load_model()
 
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LspCoderServer, params: types.DidOpenTextDocumentParams) -> None:
+        doc = params.text_document
+        ls.scheduler.opened(doc.uri, Path(to_fs_path(doc.uri) or doc.uri).name, doc.text)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.service.forget(params.text_document.uri)
@@ -197,7 +203,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
-        return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy})
+        return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy,
+                                  "idle_running": ls.scheduler.idle_running})
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: LspCoderServer, *args: Any) -> None:

@@ -4,6 +4,11 @@ Every request gets an answer. A newer request for the same document supersedes a
 the older one is answered at once with an empty result and its decode is aborted. A request that
 types along a shown suggestion is answered from the suggestion cache without waiting, and the
 engine confirms and extends that suggestion in the background when it is idle.
+
+Idle work comes last: after an answer the completion layer names the prompts the next keystroke
+will probably need (Enter, accepting the suggestion, a file just opened); when no request is
+pending or running and the user has paused for ``idle.start_after_ms``, the worker prefills them
+one at a time. A request that arrives stops the running prefill within one ubatch.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..completion.next_prompts import NextPrompt
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
+from ..config import IdleConfig
 from .stats import Stats
 
 log = logging.getLogger(__name__)
@@ -40,10 +47,18 @@ class Scheduler:
     """Owns the worker thread that owns the engine (through ``service``)."""
 
     def __init__(self, service: CompletionService, stats: Stats,
-                 debounce_ms: Callable[[], float]) -> None:
+                 debounce_ms: Callable[[], float],
+                 idle: Callable[[], IdleConfig] = IdleConfig) -> None:
         self.service = service
         self.stats = stats
         self._debounce_ceiling = debounce_ms
+        self._idle_config = idle
+        self._idle_queue: list[NextPrompt] = []
+        self._idle_token: threading.Event | None = None  # set: the running idle job stops
+        self._idle_job: NextPrompt | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._preempted_at: int | None = None  # ubatch clock when a request stopped idle work
+        self._last_activity = 0.0
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lsp-coder-engine")
         self._pending: dict[str, _Pending] = {}
         self._running: _Pending | None = None
@@ -61,6 +76,8 @@ class Scheduler:
         return await loop.run_in_executor(self._worker, fn, *args)
 
     def shutdown(self) -> None:
+        self._idle_queue.clear()
+        self._stop_idle()
         running = self._running
         if running is not None:
             running.token.set()
@@ -76,6 +93,11 @@ class Scheduler:
         if self._loading is not None and not self._loading.done():
             self._loading.set_result(None)
         self._loading = None
+
+    @property
+    def idle_running(self) -> bool:
+        """Whether an idle prefill is on the worker now."""
+        return self._idle_token is not None
 
     @property
     def busy(self) -> bool:
@@ -117,6 +139,7 @@ class Scheduler:
         """
         start = time.perf_counter()
         self._note_request(req.uri)
+        self._user_active()
         cached = self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)
@@ -124,6 +147,7 @@ class Scheduler:
             self.stats.record(kind, text=cached.text, cached=True, latency_ms=cached.latency_ms,
                               stats=None, outcome="ok")
             self._confirm_in_background(req, cached.text)
+            self._plan_idle(req, cached.text)
             return cached
         self._supersede(req.uri)
         loop = asyncio.get_running_loop()
@@ -167,6 +191,8 @@ class Scheduler:
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
                           outcome=outcome if suggestion.stop_reason != "cancelled" else "cancelled")
+        if outcome == "ok" and suggestion.stop_reason not in ("cancelled", "error", "no_model"):
+            self._plan_idle(req, suggestion.text)
         return suggestion
 
     def _start(self, req: CompletionRequest, pending: _Pending,
@@ -180,10 +206,14 @@ class Scheduler:
             finally:
                 with self._jobs_lock:
                     self._jobs -= 1
+                loop.call_soon_threadsafe(self._schedule_idle)
 
         def run_job() -> None:
             if pending.answer.done() or pending.token.is_set():
                 return
+            preempted_at, self._preempted_at = self._preempted_at, None
+            if preempted_at is not None and not pending.background:
+                self.stats.idle_preempted(self.service.ubatches_done() - preempted_at)
             self._running = pending
             try:
                 result = self.service.complete(req, answer_early=answer, hint=hint,
@@ -202,6 +232,7 @@ class Scheduler:
 
         with self._jobs_lock:
             self._jobs += 1
+        self._stop_idle()
         try:
             future = loop.run_in_executor(self._worker, job)
         except RuntimeError:  # shut down
@@ -228,9 +259,99 @@ class Scheduler:
             _resolve(pending.answer, Suggestion("", stop_reason="cancelled"))
 
     def forget(self, uri: str) -> None:
-        """A document closed: answer its pending request and drop its timing."""
+        """A document closed: answer its pending request and drop its timing and idle work."""
         self._supersede(uri)
         self._timing.pop(uri, None)
+        self._idle_queue = [n for n in self._idle_queue if n.uri != uri]
+
+    # -- idle work ------------------------------------------------------------------------------
+
+    def opened(self, uri: str, path: str, text: str) -> None:
+        """A file was opened: prepare the prompt part its first request will share."""
+        config = self._idle_config()
+        if not config.enabled or not config.window or not self.service.prefills:
+            return
+        window = self.service.opened(uri, path, text)
+        self._idle_queue = [n for n in self._idle_queue if n.uri != uri] + [window]
+        self._schedule_idle()
+
+    def _user_active(self) -> None:
+        """A request came: idle work stops and its plan is stale (windows of other files stay)."""
+        self._last_activity = time.monotonic()
+        self._idle_queue = [n for n in self._idle_queue if n.kind == "window"]
+        self._stop_idle()
+
+    def _plan_idle(self, req: CompletionRequest, shown: str) -> None:
+        """After an answer: its branches come first; a window being prefilled yields to them."""
+        if not self._idle_config().enabled or not self.service.prefills:
+            return
+        self._last_activity = time.monotonic()
+        branches = self.service.next_prompts(req, shown)
+        windows = [n for n in self._idle_queue if n.kind == "window" and n.uri != req.uri]
+        running = self._idle_job
+        if branches and running is not None and running.kind == "window":
+            self._stop_idle(measure=False)
+            if running.uri != req.uri:
+                windows.append(running)  # it goes on from the chunks it finished
+        self._idle_queue = branches + windows
+        self._schedule_idle()
+
+    def _stop_idle(self, measure: bool = True) -> None:
+        token = self._idle_token
+        if token is not None and not token.is_set():
+            token.set()
+            if measure:
+                self._preempted_at = self.service.ubatches_done()
+
+    def _schedule_idle(self) -> None:
+        """Start the next idle job once the worker is free and the user has paused."""
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        config = self._idle_config()
+        if not config.enabled:
+            self._idle_queue.clear()
+            return
+        if not self._idle_queue or self._idle_token is not None or self.busy or self._pending:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._last_activity + config.start_after_ms / 1000 - time.monotonic()
+        if wait > 0:
+            self._idle_timer = loop.call_later(wait, self._schedule_idle)
+            return
+        nxt = self._idle_queue.pop(0)
+        token = threading.Event()
+        self._idle_token = token
+        self._idle_job = nxt
+        self._preempted_at = None
+
+        prefetch = config.prefetch and nxt.kind in ("enter", "accept")
+
+        def job() -> None:
+            try:
+                result = self.service.prefill(nxt, token.is_set)
+                if result is not None:
+                    self.stats.record_idle(nxt.kind, result)
+                if prefetch and result is not None and result.outcome in ("done", "cached"):
+                    made = self.service.prefetch(nxt, token.is_set)
+                    if made.stats is not None:
+                        self.stats.record_prefetch(made.stats, bool(made.text))
+            except Exception:  # idle work must never take the server down
+                log.exception("idle work failed")
+
+        def done(_future) -> None:
+            if self._idle_token is token:
+                self._idle_token = None
+                self._idle_job = None
+            self._schedule_idle()
+
+        try:
+            future = loop.run_in_executor(self._worker, job)
+        except RuntimeError:  # shut down
+            self._idle_token = None
+            self._idle_job = None
+            return
+        future.add_done_callback(done)
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
         """Let the engine confirm and extend a typed-through suggestion when it is idle.

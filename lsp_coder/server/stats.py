@@ -7,7 +7,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..completion.service import RequestStats
+from ..completion.service import PrefillResult, RequestStats
 
 _SUMMED = ("prompt_tokens", "reused_tokens", "shifted_tokens", "evaluated_tokens",
            "generated_tokens", "known_tokens", "prefill_ms", "decode_ms", "decode_steps",
@@ -24,6 +24,9 @@ class Stats:
             "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
             "empty": 0, "shown": 0, "accepted": 0, "draft_proposed": 0, "draft_accepted": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
+            "idle": {"jobs": 0, "evaluated_tokens": 0, "prefill_ms": 0.0, "preempted": 0,
+                     "preempt_wait_ubatches_max": 0, "outcomes": {}, "kinds": {},
+                     "prefetched": 0, "prefetch_tokens": 0, "prefetch_ms": 0.0},
         }
 
     def count(self, key: str, n: int = 1) -> None:
@@ -59,6 +62,34 @@ class Stats:
             self._totals["background"] += 1
             self._add_engine(stats)
 
+    def record_idle(self, kind: str, result: PrefillResult) -> None:
+        """One idle prefill (``kind``: what it prepared for)."""
+        with self._lock:
+            idle = self._totals["idle"]
+            idle["jobs"] += 1
+            idle["evaluated_tokens"] += result.evaluated_tokens
+            idle["prefill_ms"] += result.prefill_ms
+            idle["outcomes"][result.outcome] = idle["outcomes"].get(result.outcome, 0) + 1
+            per_kind = idle["kinds"].setdefault(kind, {"jobs": 0, "evaluated_tokens": 0})
+            per_kind["jobs"] += 1
+            per_kind["evaluated_tokens"] += result.evaluated_tokens
+
+    def record_prefetch(self, stats: RequestStats, stored: bool) -> None:
+        """A suggestion generated as idle work (``stored``: it went into the cache)."""
+        with self._lock:
+            idle = self._totals["idle"]
+            idle["prefetched"] += stored
+            idle["prefetch_tokens"] += stats.generated_tokens
+            idle["prefetch_ms"] += stats.prefill_ms + stats.decode_ms
+
+    def idle_preempted(self, ubatches_waited: int) -> None:
+        """A request stopped idle work and started after ``ubatches_waited`` more ubatches."""
+        with self._lock:
+            idle = self._totals["idle"]
+            idle["preempted"] += 1
+            idle["preempt_wait_ubatches_max"] = max(idle["preempt_wait_ubatches_max"],
+                                                    ubatches_waited)
+
     def _add_engine(self, stats: RequestStats) -> None:
         t = self._totals
         for key in _SUMMED:
@@ -75,6 +106,12 @@ class Stats:
         with self._lock:
             totals = {k: (dict(v) if isinstance(v, dict) else v) for k, v in self._totals.items()}
             totals["drafters"] = {k: dict(v) for k, v in self._totals["drafters"].items()}
+            idle = dict(self._totals["idle"])
+            idle["outcomes"] = dict(idle["outcomes"])
+            idle["kinds"] = {k: dict(v) for k, v in idle["kinds"].items()}
+            idle["prefill_ms"] = round(idle["prefill_ms"], 2)
+            idle["prefetch_ms"] = round(idle["prefetch_ms"], 2)
+            totals["idle"] = idle
             for key in ("prefill_ms", "decode_ms"):
                 totals[key] = round(totals[key], 2)
             if extra:

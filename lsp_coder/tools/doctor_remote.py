@@ -33,7 +33,7 @@ def doctor_remote(config: Config) -> int:
             print(f"FIM         {template.prefix} … {template.suffix} … {template.middle}"
                   " (sent as text in the prompt)")
         else:
-            print("FIM         the engine applies its model's template (/infill)")
+            print("FIM         the engine applies its model's template")
         try:
             t0 = time.perf_counter()
             backend.probe()

@@ -1,4 +1,4 @@
-"""Against real engines on loopback: llama-server (/infill, /slots) and llama_cpp.server.
+"""Against real engines on loopback: llama-server (/completion, /slots) and llama_cpp.server.
 
 Both serve the embedded Qwen2.5-Coder-0.5B. Outputs of a real model are not asserted word for
 word; what is asserted is what the wire and the engine's own counters say.
@@ -41,17 +41,20 @@ def idle_slots(url: str) -> bool:
     return not any(s["is_processing"] for s in httpx.get(url + "/slots", timeout=5).json())
 
 
-def test_llama_server_infill_streams_and_its_cache_serves_the_next_keystroke(llama_server):
+def test_llama_server_streams_and_its_cache_serves_the_next_keystroke(llama_server):
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    below = "\n\n" + "".join(f"def area_{i}(w, h):\n    return w * h * {i}\n\n" for i in range(12))
     try:
-        first = backend.complete(fib_query(max_tokens=8))
-        second = backend.complete(fib_query(line_prefix="    return 2", max_tokens=8))
+        first = backend.complete(fib_query(suffix=below, max_tokens=8))
+        second = backend.complete(fib_query(line_prefix="    return 2", suffix=below,
+                                            max_tokens=8))
     finally:
         backend.close()
     assert first.stop_reason in ("eog", "max_tokens", "stop_rule") and first.text.strip()
     assert first.stats.prompt_tokens > 30 and first.server_cached_tokens is not None
-    # The second keystroke only appends to the prompt: the slot's cache serves all of it but
-    # the cursor line's last tokens (re-tokenized) and the one the engine evaluates again.
+    # The second keystroke only appends to the prompt (the typed line comes after the suffix
+    # block): the slot's cache serves all of it but the cursor line's last tokens
+    # (re-tokenized) and the one the engine evaluates again.
     assert second.server_cached_tokens >= first.stats.prompt_tokens - 4
     assert backend.describe()["server_cached_fraction"] > 0.4
 
@@ -107,11 +110,24 @@ def test_llama_server_prefill_warms_the_cache(llama_server):
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
     other = "class Shape:\n    sides = 0\n\n\n" * 8 + ABOVE
     try:
-        assert backend.prefill(fib_query(above=other))
+        warmed = backend.prefill(fib_query(above=other))
         result = backend.complete(fib_query(above=other, line_prefix="    return 2"))
     finally:
         backend.close()
+    assert warmed is not None and warmed.outcome == "done"
+    assert warmed.evaluated_tokens > 100
     assert result.server_cached_tokens >= result.stats.prompt_tokens - 8
+
+
+def test_llama_server_prefill_stops_when_cancelled(llama_server):
+    backend = remote_backend(config(kind="llama-server", url=llama_server.url))
+    query = fib_query(above="class Shape:\n    sides = 0\n\n\n" * 40 + ABOVE)
+    query.cancelled = lambda: True
+    try:
+        stopped = backend.prefill(query)
+    finally:
+        backend.close()
+    assert stopped is not None and stopped.outcome == "cancelled"
 
 
 @pytest.mark.parametrize("suffix", ["", "/v1"])

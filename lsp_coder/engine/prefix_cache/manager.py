@@ -15,6 +15,13 @@ Memory: ``used_cells`` counts each registered block once plus every sequence's p
 upper bound on the cells in use. Before a decode would pass the budget, and whenever
 ``llama_decode`` reports no free cells, the least recently used *leaf* block (the last full block
 of all the sequences that hold it) is evicted: its holders are truncated at its start.
+
+Branches: idle work (``prepare_branch`` + ``extend(..., idle=True)``) evaluates a prompt that
+is likely to be needed next onto a spare sequence that shares the cached prefix. Its blocks are
+plain entries with a lower retention tier: every eviction takes an idle leaf before any leaf a
+real request made or used, and idle work itself only ever evicts idle leaves (it never pushes a
+live document out). A real request that reuses idle tokens promotes them to the normal tier and
+counts them in ``idle_used_tokens``.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ class _Seq:
     tokens: list[int] = field(default_factory=list)
     keys: list[BlockHash] = field(default_factory=list)
     last_used: float = 0.0
+    idle_from: int | None = None
+    """Tokens from this position on were evaluated by idle work and no request used them yet."""
 
 
 @dataclass(slots=True)
@@ -43,6 +52,8 @@ class _Block:
     start: int
     holders: set[int]
     last_used: float
+    idle: bool = False
+    """Made by idle work and not used by a request yet: evicted before any other block."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +99,8 @@ class PrefixCache:
         self._blocks: dict[BlockHash, _Block] = {}
         self._clock = 0.0
         self.evicted_blocks = 0
+        self.idle_used_tokens = 0
+        """Tokens evaluated by idle work that a request later reused."""
         ctx.clear()
 
     ##### Public API #####
@@ -144,12 +157,15 @@ class PrefixCache:
             dst.last_used = now
             return Prepared(dst.seq_id, 0)
         src = self._seqs[src_id]
+        self._count_idle_used(src, n)
         chunks = self._find_moved_chunks(src, tokens, n) if self.shift_min else []
         if chunks:
+            src.idle_from = None
             self._touch(src, now)
             return self._shift_chunks(src, tokens, n, chunks)
         if self._own_tail(src, n) <= self.inplace_tail:
             self._truncate(src, n)
+            src.idle_from = None
             self._touch(src, now)
             return Prepared(src.seq_id, n)
         dst = self._free_seq(exclude=src.seq_id)
@@ -163,33 +179,78 @@ class PrefixCache:
         src.last_used = now
         return Prepared(dst.seq_id, n)
 
-    def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1) -> int:
+    def prepare_branch(self, tokens: list[int], leave: int = 0) -> Prepared | None:
+        """For idle work: make a spare sequence hold the longest cached prefix of ``tokens``.
+
+        Unlike ``prepare`` it never truncates or moves a sequence a request made: the prefix is
+        shared (``seq_cp``) into an empty sequence or the least recently used branch, and only
+        a branch is ever extended in place. At most all but ``leave`` tokens are reused (all
+        of them may already be held: ``reused`` is then ``len(tokens)``). Returns None when no
+        spare sequence is left.
+        """
+        if len(tokens) + 1 > self.budget:
+            raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
+        src_id, n = self.lookup(tokens)
+        n = min(n, len(tokens) - leave)
+        src = None if src_id is None else self._seqs[src_id]
+        if src is not None and n == len(tokens):
+            return Prepared(src.seq_id, n)
+        now = self._tick()
+        if src is not None and src.idle_from is not None and n >= src.idle_from and (
+                self._own_tail(src, n) == len(src.tokens) - n):
+            self._truncate(src, n)
+            src.last_used = now
+            return Prepared(src.seq_id, n)
+        dst = self._spare_seq(exclude=None if src is None else src.seq_id)
+        if dst is None:
+            return None
+        self._truncate(dst, 0)
+        dst.last_used = now
+        if src is None or n <= 0:
+            dst.idle_from = 0
+            return Prepared(dst.seq_id, 0)
+        self.ctx.seq_cp(src.seq_id, dst.seq_id, 0, n)
+        dst.tokens = src.tokens[:n]
+        dst.keys = src.keys[: n // self.block_size]
+        for key in dst.keys:
+            self._blocks[key].holders.add(dst.seq_id)
+        dst.idle_from = n
+        return Prepared(dst.seq_id, n)
+
+    def is_branch(self, seq_id: int) -> bool:
+        """Whether a sequence holds idle work no request has used."""
+        return self._seqs[seq_id].idle_from is not None
+
+    def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1,
+               idle: bool = False) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
 
         Makes room first (evicting LRU leaves of other sequences) and again whenever llama.cpp
         reports the cells full. Returns the number of logits rows (see ``Context.decode``).
-        Aborts (``DecodeAborted``) keep the chunks evaluated so far.
+        Aborts (``DecodeAborted``) keep the chunks evaluated so far. ``idle``: the work of a
+        branch (see ``prepare_branch``): its blocks get the idle tier, and it evicts only idle
+        leaves (``PromptTooLong`` when that is not enough).
         """
         seq = self._seqs[seq_id]
         pending = list(tokens)
         rows = 0
         while pending:
-            self._make_room(len(pending), protect=seq_id)
+            self._make_room(len(pending), protect=seq_id, idle_only=idle)
             try:
                 rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
             except KvCacheFull as full:
-                self._append(seq, pending[: full.done])
+                self._append(seq, pending[: full.done], idle)
                 pending = pending[full.done :]
-                if not self._evict_one(protect=seq_id):
+                if not self._evict_one(protect=seq_id, idle_only=idle):
                     raise PromptTooLong("KV cache full and nothing left to evict") from full
                 continue
             except BaseException as exc:
                 done = getattr(exc, "done", None)
                 if done is None:
                     done = max(0, self.ctx.seq_pos_max(seq_id) + 1 - len(seq.tokens))
-                self._append(seq, pending[:done])
+                self._append(seq, pending[:done], idle)
                 raise
-            self._append(seq, pending)
+            self._append(seq, pending, idle)
             pending = []
         return rows
 
@@ -201,7 +262,7 @@ class PrefixCache:
         """Forget everything (the context's KV is cleared too)."""
         self.ctx.clear()
         for seq in self._seqs:
-            seq.tokens, seq.keys = [], []
+            seq.tokens, seq.keys, seq.idle_from = [], [], None
         self._blocks.clear()
 
     def check(self) -> None:
@@ -277,7 +338,15 @@ class PrefixCache:
     def _touch(self, seq: _Seq, now: float) -> None:
         seq.last_used = now
         for key in seq.keys:
-            self._blocks[key].last_used = now
+            block = self._blocks[key]
+            block.last_used = now
+            block.idle = False
+
+    def _count_idle_used(self, src: _Seq, n: int) -> None:
+        """A request reuses the first ``n`` tokens of ``src``: count the idle ones as used."""
+        if src.idle_from is not None and n > src.idle_from:
+            self.idle_used_tokens += n - src.idle_from
+            src.idle_from = n
 
     def _own_tail(self, seq: _Seq, n: int) -> int:
         """Tokens after position ``n`` that no other sequence holds."""
@@ -292,14 +361,27 @@ class PrefixCache:
     def _free_seq(self, exclude: int | None) -> _Seq:
         empty = [s for s in self._seqs if not s.tokens and s.seq_id != exclude]
         if empty:
+            empty[0].idle_from = None
             return empty[0]
         victims = [s for s in self._seqs if s.seq_id != exclude]
-        return min(victims, key=lambda s: s.last_used)
+        victim = min(victims, key=lambda s: (s.idle_from is None, s.last_used))
+        victim.idle_from = None
+        return victim
 
-    def _append(self, seq: _Seq, tokens: list[int]) -> None:
+    def _spare_seq(self, exclude: int | None) -> _Seq | None:
+        """An empty sequence or the least recently used branch (never a request's)."""
+        spare = [s for s in self._seqs if s.seq_id != exclude
+                 and (not s.tokens or s.idle_from is not None)]
+        if not spare:
+            return None
+        return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
+
+    def _append(self, seq: _Seq, tokens: list[int], idle: bool = False) -> None:
         if not tokens:
             return
         bs = self.block_size
+        if idle and seq.idle_from is None:
+            seq.idle_from = len(seq.tokens)
         seq.tokens.extend(tokens)
         start = len(seq.keys) * bs
         parent = seq.keys[-1] if seq.keys else ROOT_HASH
@@ -307,9 +389,10 @@ class PrefixCache:
         for key in chain_hashes(seq.tokens, bs, parent, start):
             block = self._blocks.get(key)
             if block is None:
-                self._blocks[key] = _Block(len(seq.keys) * bs, {seq.seq_id}, now)
+                self._blocks[key] = _Block(len(seq.keys) * bs, {seq.seq_id}, now, idle)
             else:
                 block.holders.add(seq.seq_id)
+                block.idle = block.idle and idle
             seq.keys.append(key)
 
     def _truncate(self, seq: _Seq, n: int) -> None:
@@ -321,6 +404,8 @@ class PrefixCache:
     def _forget_after(self, seq: _Seq, n: int) -> None:
         """Drop tokens from ``n`` on from the bookkeeping (the cells are the caller's job)."""
         del seq.tokens[n:]
+        if seq.idle_from is not None and seq.idle_from > n:
+            seq.idle_from = n
         keep = n // self.block_size
         for key in seq.keys[keep:]:
             block = self._blocks[key]
@@ -329,29 +414,35 @@ class PrefixCache:
                 del self._blocks[key]
         del seq.keys[keep:]
 
-    def _make_room(self, n_new: int, protect: int) -> None:
+    def _make_room(self, n_new: int, protect: int, idle_only: bool = False) -> None:
         while self.used_cells + n_new > self.budget:
-            if not self._evict_one(protect):
+            if not self._evict_one(protect, idle_only):
                 raise PromptTooLong(f"cannot fit {n_new} more tokens in {self.budget} cells")
 
-    def _evict_one(self, protect: int) -> bool:
-        """Evict the least recently used leaf (a block or a bare partial tail)."""
-        best: tuple[float, list[_Seq], int] | None = None
+    def _evict_one(self, protect: int, idle_only: bool = False) -> bool:
+        """Evict the least recently used leaf (a block or a bare partial tail), idle ones first.
+
+        ``idle_only``: only a leaf made by idle work may go (for idle work itself).
+        """
+        best: tuple[tuple[bool, float], list[_Seq], int] | None = None
         for seq in self._seqs:
             if seq.seq_id == protect or not seq.tokens:
                 continue
+            tail_start = len(seq.keys) * self.block_size
+            tail_idle = seq.idle_from is not None and seq.idle_from <= tail_start
             if seq.keys:
                 block = self._blocks[seq.keys[-1]]
                 holders = [self._seqs[h] for h in block.holders]
                 if protect in block.holders or any(len(h.keys) != len(seq.keys) for h in holders):
-                    tail_start = len(seq.keys) * self.block_size
                     if len(seq.tokens) == tail_start:
                         continue
-                    candidate = (seq.last_used, [seq], tail_start)
+                    candidate = ((not tail_idle, seq.last_used), [seq], tail_start)
                 else:
-                    candidate = (block.last_used, holders, block.start)
+                    candidate = ((not block.idle, block.last_used), holders, block.start)
             else:
-                candidate = (seq.last_used, [seq], 0)
+                candidate = ((not tail_idle, seq.last_used), [seq], 0)
+            if idle_only and candidate[0][0]:
+                continue
             if best is None or candidate[0] < best[0]:
                 best = candidate
         if best is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_coder.completion.context import PromptParts
+from lsp_coder.completion.context import PromptParts, split_document
 from lsp_coder.completion.fim import FimTemplate, build_prompt
 
 
@@ -23,3 +23,52 @@ def test_typing_on_a_line_keeps_a_long_prompts_start():
     assert len(first) <= 1000
     for prompt in prompts[1:]:
         assert prompt[: len(first)] == first
+
+
+def _prompt_at(text: str, offset: int, recent_lines: int) -> list[int]:
+    parts = split_document(text, offset, prefix_tokens=4000, suffix_tokens=1000,
+                           recent_lines=recent_lines)
+    return build_prompt(FimTemplate(1, 2, 3), parts, _tokenize, lambda t: "".join(map(chr, t)),
+                        prefix_tokens=4000, suffix_tokens=1000, extra_tokens=0).tokens
+
+
+def _shared(a: list[int], b: list[int]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def test_with_recent_lines_enter_appends_to_the_prompt_until_a_step_boundary():
+    lines = [f"total = add(total, {i})\n" for i in range(40)]
+    text = "".join(lines)
+    typed_through = []
+    for line in range(16, 23):  # Enter at the end of lines 16..22: lines 16.. are recent
+        end = sum(len(x) for x in lines[: line + 1]) - 1
+        before = _prompt_at(text, end, recent_lines=8)
+        after = _prompt_at(text[:end] + "\n" + text[end:], end + 1, recent_lines=8)
+        typed_through.append(len(after) - _shared(before, after))
+    assert max(typed_through) <= 2  # the new line and at most one re-tokenized token
+    end = sum(len(x) for x in lines[:24]) - 1  # Enter at the end of line 23: line 24 starts a step
+    before = _prompt_at(text, end, recent_lines=8)
+    after = _prompt_at(text[:end] + "\n" + text[end:], end + 1, recent_lines=8)
+    assert len(after) - _shared(before, after) > 300  # the suffix block again, once per step
+    without = _prompt_at(text, sum(len(x) for x in lines[:18]) - 1, recent_lines=0)
+    entered = _prompt_at(text[:sum(len(x) for x in lines[:18]) - 1] + "\n"
+                         + text[sum(len(x) for x in lines[:18]) - 1:],
+                         sum(len(x) for x in lines[:18]), recent_lines=0)
+    assert len(entered) - _shared(without, entered) > 300  # PSM without: at every Enter
+
+
+def test_recent_lines_go_after_the_middle_token_and_the_text_is_unchanged():
+    text = "".join(f"line_{i} = {i}\n" for i in range(40))
+    offset = text.index("line_21") + 4
+    parts = split_document(text, offset, prefix_tokens=4000, suffix_tokens=1000,
+                           recent_lines=8)
+    assert parts.recent == "".join(f"line_{i} = {i}\n" for i in range(16, 21))
+    assert parts.above + parts.recent + parts.line_prefix == text[:offset]
+    tokens = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize,
+                          lambda t: "".join(map(chr, t)), prefix_tokens=4000,
+                          suffix_tokens=1000, extra_tokens=0).tokens
+    middle = tokens.index(3)
+    assert "".join(map(chr, tokens[middle + 1 :])) == parts.recent + "lin"  # "e" is healed

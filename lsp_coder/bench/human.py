@@ -1,0 +1,219 @@
+"""``lsp-coder bench --idle``: typing at a human cadence, idle-time prefill off and on.
+
+Each file is opened, left alone for ``--open-pause-ms`` (the user reads it), then its cut
+lines are typed back: one key every ``--key-ms``, a pause of ``--line-pause-ms`` at each line's
+end before Enter, Enter inserting the indentation an editor would (fixed up with spaces or
+backspaces when the file has another), and a suggestion accepted (after ``--read-ms``) when the
+file goes on with it. Every request is classified by the keystroke it follows:
+
+- ``open``: the first in a file opened ``--open-pause-ms`` earlier;
+- ``enter``: right after Enter;
+- ``accept``: right after accepting a suggestion;
+- ``mid``: any other key typed within a line.
+
+The same traces run with ``[idle] enabled = false`` and ``true`` in one invocation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..client.session import Session
+from ..client.trace import Trace
+
+KINDS = ("open", "enter", "accept", "mid", "mid_model")
+"""``mid_model``: the mid-line keys that reached the model (not answered from the suggestion
+cache), the fair comparison for a key after Enter or accepting."""
+
+
+@dataclass(slots=True)
+class Key:
+    kind: str
+    latency_ms: float
+    cached: bool
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    evaluated_tokens: int = 0
+    text: str = ""
+
+
+@dataclass(slots=True)
+class HumanRun:
+    name: str
+    keys: list[Key] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Cadence:
+    key_ms: float = 120.0
+    line_pause_ms: float = 1500.0
+    read_ms: float = 800.0
+    open_pause_ms: float = 2000.0
+
+
+def editor_indent(line: str, python: bool = True) -> str:
+    """What an editor inserts after Enter at the end of ``line`` (VS Code's Python rules)."""
+    indent = line[: len(line) - len(line.lstrip())]
+    body = line.strip()
+    if body.endswith((":", "{", "(", "[")):
+        return indent + "    "
+    if python and body.split(" ", 1)[0] in ("return", "pass", "break", "continue", "raise"):
+        return indent[:-4]
+    return indent
+
+
+def _accepted_part(suggestion: str, rest: str) -> str:
+    """The longest whole suggestion or whole-line prefix of it that the file goes on with."""
+    cuts = [suggestion] + [suggestion[: i + 1] for i, c in enumerate(suggestion) if c == "\n"]
+    for part in sorted(cuts, key=len, reverse=True):
+        if len(part.strip()) >= 2 and rest.startswith(part):
+            return part
+    return ""
+
+
+async def _ask(session: Session, offset: int, kind: str, run: HumanRun) -> str:
+    sent = time.perf_counter()
+    text = await session.inline(offset)
+    latency = (time.perf_counter() - sent) * 1000
+    recent = (await session.stats())["recent"][-1]
+    key = Key(kind, latency, recent["cached"], text=text)
+    for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):
+        setattr(key, attr, recent.get(attr, 0))
+    run.keys.append(key)
+    if len(run.keys) % 20 == 0:
+        print(f"  {run.name}: {len(run.keys)} keys", flush=True)
+    return text
+
+
+async def _pause(ms: float, since: float) -> None:
+    left = ms / 1000 - (time.perf_counter() - since)
+    if left > 0:
+        await asyncio.sleep(left)
+
+
+async def replay_human(name: str, traces: list[Trace], options: dict[str, Any],
+                       cadence: Cadence, accept: bool = True) -> HumanRun:
+    """Type every trace at a human cadence; ask after every key (see the module docstring)."""
+    session = Session(options)
+    run = HumanRun(name)
+    start = time.perf_counter()
+    totals = await session.start()
+    if not totals.get("model_loaded"):
+        await session.close()
+        raise RuntimeError(f"{name}: the model did not load: {totals.get('error')}")
+    try:
+        for trace in traces:
+            session.open(trace.uri, trace.text)
+            await asyncio.sleep(cadence.open_pause_ms / 1000)
+            await _type_trace(session, trace, run, cadence, accept)
+            print(f"  {name}: {trace.path.name} done, {len(run.keys)} keys", flush=True)
+        run.totals = (await session.stats())["totals"]
+    finally:
+        await session.close()
+    run.wall_s = time.perf_counter() - start
+    return run
+
+
+async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Cadence,
+                      accept: bool) -> None:
+    typed, i, offset, kind = trace.typed, 0, trace.offset, "open"
+    python = trace.path.suffix == ".py"
+    while i < len(typed):
+        if typed[i] == "\n":
+            await asyncio.sleep(cadence.line_pause_ms / 1000)
+            line = session.text[session.text.rfind("\n", 0, offset) + 1 : offset]
+            indent = editor_indent(line, python)
+            offset = session.insert(offset, "\n" + indent)
+            i += 1
+            sent = time.perf_counter()
+            await _ask(session, offset, "enter", run)
+            want = typed[i : len(typed) - len(typed[i:].lstrip(" \t"))]
+            if want.startswith(indent):  # the file indents deeper: type the rest
+                i += len(indent)
+            else:  # shallower: backspace to the common part
+                common = len(want) if indent.startswith(want) else 0
+                await _pause(cadence.key_ms, sent)
+                offset = session.delete(offset, len(indent) - common)
+                i += common
+                sent = time.perf_counter()
+                await _ask(session, offset, "mid", run)
+            await _pause(cadence.key_ms, sent)
+            kind = "mid"
+            continue
+        offset = session.insert(offset, typed[i])
+        i += 1
+        sent = time.perf_counter()
+        shown = await _ask(session, offset, kind, run)
+        kind = "mid"
+        part = _accepted_part(shown, typed[i:]) if accept else ""
+        if part:
+            await _pause(cadence.read_ms, sent)
+            offset = session.insert(offset, part)
+            i += len(part)
+            sent = time.perf_counter()
+            await _ask(session, offset, "accept", run)
+        await _pause(cadence.key_ms, sent)
+
+
+def summarize_human(run: HumanRun) -> dict[str, Any]:
+    """p50/p95 time to suggestion per kind, cache reuse and the idle work's use."""
+    out: dict[str, Any] = {"keys": len(run.keys), "wall_s": run.wall_s}
+    for kind in KINDS:
+        keys = ([k for k in run.keys if k.kind == "mid" and not k.cached] if kind == "mid_model"
+                else [k for k in run.keys if k.kind == kind])
+        lat = [k.latency_ms for k in keys]
+        out[kind] = {
+            "n": len(lat),
+            "p50_ms": statistics.median(lat) if lat else float("nan"),
+            "p95_ms": sorted(lat)[int(0.95 * (len(lat) - 1))] if lat else float("nan"),
+            "evaluated_p50": statistics.median(
+                [k.evaluated_tokens for k in keys if not k.cached] or [0]),
+        }
+    engine = [k for k in run.keys if not k.cached]
+    prompt = sum(k.prompt_tokens for k in engine)
+    out["reuse_ratio"] = sum(k.reused_tokens for k in engine) / prompt if prompt else 0.0
+    idle = run.totals.get("idle", {})
+    out["idle_evaluated"] = idle.get("evaluated_tokens", 0)
+    out["idle_used"] = run.totals.get("idle_used_tokens", 0)
+    out["idle_ms"] = idle.get("prefill_ms", 0.0)
+    out["idle_kinds"] = idle.get("kinds", {})
+    out["idle_preempted"] = idle.get("preempted", 0)
+    out["idle_preempt_wait_max"] = idle.get("preempt_wait_ubatches_max", 0)
+    return out
+
+
+def report_human(summaries: dict[str, dict[str, Any]]) -> str:
+    """A table: rows per kind, one column per run, then the ratios the targets name."""
+    names = list(summaries)
+    lines = [f"{'time to suggestion, p50 (p95) ms':<34}" + "".join(f"{n:>22}" for n in names)]
+    for kind in KINDS:
+        cells = "".join(
+            f"{summaries[n][kind]['p50_ms']:>9.0f} ({summaries[n][kind]['p95_ms']:>6.0f})"
+            f" n={summaries[n][kind]['n']:<3}" for n in names)
+        lines.append(f"  {kind:<32}{cells}")
+    for label, key, fmt in (("prompt tokens from the cache", "reuse_ratio", "{:.1%}"),
+                            ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),
+                            ("  of them reused by a request", "idle_used", "{:.0f}"),
+                            ("requests that stopped idle work", "idle_preempted", "{:.0f}"),
+                            ("  most ubatches they waited", "idle_preempt_wait_max", "{:.0f}"),
+                            ("wall time (s)", "wall_s", "{:.0f}")):
+        lines.append(f"{label:<34}" + "".join(
+            f"{fmt.format(summaries[n][key]):>22}" for n in names))
+    for n in names:
+        s = summaries[n]
+        mid = s["mid_model"]["p50_ms"]
+        used = s["idle_used"] / s["idle_evaluated"] if s["idle_evaluated"] else float("nan")
+        lines.append(f"{n}: enter/mid_model {s['enter']['p50_ms'] / mid:.2f}x, accept/mid_model"
+                     f" {s['accept']['p50_ms'] / mid:.2f}x; idle work used {used:.0%}")
+    if len(names) >= 2:
+        off, on = summaries[names[0]], summaries[names[-1]]
+        lines.append(f"first request in a just-opened file, {names[-1]} against {names[0]}:"
+                     f" {on['open']['p50_ms']:.0f} ms vs {off['open']['p50_ms']:.0f} ms ="
+                     f" {on['open']['p50_ms'] / off['open']['p50_ms']:.2f} of it")
+    return "\n".join(lines)

@@ -1,0 +1,107 @@
+"""What the next request will probably need, so idle time can prepare its prompt.
+
+Three kinds of branch, each a document text and cursor the user is likely to produce next:
+
+- ``accept``: the shown suggestion inserted, the cursor after it;
+- ``enter``: with the cursor at the end of a line, a new line with the indentation an editor
+  inserts (the line above's, one level deeper after a block opener, one level shallower after a
+  Python ``return``/``pass``/...; a blank line's whitespace moves down with the cursor, as
+  VS Code and Vim remove auto-indent left on a line);
+- ``window``: a file just opened; only the prefix part of the prompt that any cursor in the
+  file's first window will share (the cursor position is not known yet).
+
+The engine is told only "prefill these tokens"; how is its business (local: a spare sequence
+sharing the cached prefix; remote: a prefill-only request).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .context import CHARS_PER_TOKEN
+
+ENTER_OPENERS = (":", "{", "(", "[")
+"""A line ending with one of these gets one more level of indentation on the next line."""
+
+INDENT_SCAN_CHARS = 200_000
+"""How much of a file is read for its indentation unit (runs on the event loop)."""
+
+PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
+"""A Python line starting with one of these gets one level less on the next line."""
+
+
+@dataclass(frozen=True, slots=True)
+class NextPrompt:
+    """A document state the user will probably produce next (``kind`` says how)."""
+
+    kind: str
+    uri: str
+    path: str
+    text: str
+    offset: int
+
+
+def after_answer(uri: str, path: str, text: str, offset: int,
+                 suggestion: str) -> list[NextPrompt]:
+    """The branches after a suggestion was shown at ``offset``, most likely first: at a
+    line's end Enter (pressed at every line end) comes before accepting the suggestion."""
+    out: list[NextPrompt] = []
+    entered = after_enter(text, offset, python=path.endswith((".py", ".pyi")))
+    if entered is not None:
+        out.append(NextPrompt("enter", uri, path, *entered))
+    if suggestion:
+        out.append(NextPrompt("accept", uri, path, text[:offset] + suggestion + text[offset:],
+                              offset + len(suggestion)))
+    return out
+
+
+def after_enter(text: str, offset: int, python: bool = False) -> tuple[str, int] | None:
+    """The text and cursor after pressing Enter at ``offset``; None unless at a line's end."""
+    line_end = text.find("\n", offset)
+    rest = text[offset : len(text) if line_end < 0 else line_end]
+    if rest.strip():
+        return None
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = text[line_start:offset]
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if not line.strip():  # an untouched auto-indent is removed; the cursor keeps its column
+        head = text[:line_start] + newline + line
+        return head + text[offset:], len(head)
+    indent = line[: len(line) - len(line.lstrip())]
+    unit = indent_unit(text, indent)
+    stripped = line.rstrip()
+    if stripped.endswith(ENTER_OPENERS):
+        indent += unit
+    elif python and stripped.lstrip().split(" ", 1)[0] in PYTHON_DEDENTERS:
+        indent = indent[: max(0, len(indent) - len(unit))]
+    head = text[:offset] + newline + indent
+    return head + text[offset:], len(head)
+
+
+def indent_unit(text: str, indent: str = "") -> str:
+    """One level of indentation: a tab where the line uses tabs, else the file's smallest."""
+    if indent.startswith("\t"):
+        return "\t"
+    widths = set()
+    for line in text[:INDENT_SCAN_CHARS].splitlines()[:2000]:
+        body = line.lstrip(" ")
+        if body and not body.startswith("\t") and len(line) > len(body):
+            widths.add(len(line) - len(body))
+    smallest = min(widths, default=4)
+    return " " * (smallest if 2 <= smallest <= 8 else 4)
+
+
+def document_window(uri: str, path: str, text: str, prefix_tokens: int) -> NextPrompt:
+    """A just-opened file: the cursor at the start of the last line of its first window.
+
+    Every cursor above that line has a prompt whose prefix part starts at the file's top, so
+    the window's prefix is shared (up to the cursor's line) by all of them.
+    """
+    budget = prefix_tokens * CHARS_PER_TOKEN
+    offset, used = 0, 0
+    for line in text[: budget + 1].splitlines(keepends=True):
+        if not line.endswith("\n") or used + len(line) > budget:
+            break
+        used += len(line)
+        offset = used
+    return NextPrompt("window", uri, path, text, offset)

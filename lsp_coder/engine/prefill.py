@@ -1,0 +1,84 @@
+"""Idle-time prefill: evaluate a prompt likely to be needed next onto a spare sequence.
+
+The completion layer decides what will be needed next; this module only makes the prefix cache
+hold it. The work runs in small chunks at the lowest priority: it shares the cached prefix into
+a spare sequence (``PrefixCache.prepare_branch``), its blocks are the first to be evicted, it
+never evicts a request's blocks, and ``cancelled`` stops it within the running ubatch (the
+chunks done so far stay cached). A remote backend implements the same operation as a
+prefill-only request.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .llama import DecodeAborted
+from .prefix_cache.manager import PrefixCache, PromptTooLong
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillResult:
+    """What one idle prefill did.
+
+    ``outcome``: "done", "cached" (nothing to evaluate), "cancelled" (stopped by a request;
+    ``evaluated`` tokens were kept), or "no_room" (no spare sequence, or the KV budget is full of
+    a request's blocks).
+    """
+
+    outcome: str
+    prompt_tokens: int
+    reused_tokens: int = 0
+    evaluated_tokens: int = 0
+    prefill_ms: float = 0.0
+
+
+def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],
+            chunk_tokens: int = 64) -> PrefillResult:
+    """Make ``cache`` hold ``tokens`` on a branch sequence, stoppable at any ubatch.
+
+    Args:
+        cache: the target model's prefix cache (worker thread only).
+        tokens: the prompt (or the part of it that is known).
+        cancelled: polled before every chunk and by llama.cpp's abort callback during one.
+        chunk_tokens: tokens per decode call; an abort loses at most the running one.
+
+    Returns:
+        What was done; nothing raises for a cancelled or impossible prefill.
+    """
+    start = time.perf_counter()
+    ctx = cache.ctx
+    if not tokens:
+        return PrefillResult("cached", 0)
+    try:
+        prepared = cache.prepare_branch(tokens)
+    except PromptTooLong:
+        return PrefillResult("no_room", len(tokens))
+    if prepared is None:
+        return PrefillResult("no_room", len(tokens))
+    if prepared.reused == len(tokens):
+        return PrefillResult("cached", len(tokens), prepared.reused)
+    seq = prepared.seq_id
+    done = prepared.reused
+    outcome = "done"
+    ctx.cancel_check = cancelled
+    try:
+        while done < len(tokens):
+            if cancelled():
+                outcome = "cancelled"
+                break
+            chunk = tokens[done : done + max(1, chunk_tokens)]
+            # No logits are read: the request that takes the branch evaluates its last token.
+            cache.extend(seq, chunk, n_logits=0, idle=True)
+            done += len(chunk)
+    except DecodeAborted:
+        outcome = "cancelled"
+    except PromptTooLong:
+        outcome = "no_room"
+    finally:
+        ctx.cancel_check = None
+    held = len(cache.tokens(seq))
+    return PrefillResult(outcome, len(tokens), prepared.reused,
+                         max(0, held - prepared.reused),
+                         (time.perf_counter() - start) * 1000)

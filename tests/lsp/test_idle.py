@@ -1,0 +1,131 @@
+"""Idle-time prefill over real stdio with a tiny model: preemption, taken branches, off switch."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import make_test_lsp_client
+
+from tests.conftest import server_env
+from tests.lsp.helpers import (
+    SERVER,
+    close_doc,
+    end_position,
+    inline,
+    insert,
+    open_doc,
+    server_stats,
+    wait_for_model,
+)
+
+pytestmark = pytest.mark.asyncio
+
+
+async def start(tiny_qwen, idle: dict) -> LanguageClient:
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER, env=server_env())
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"),
+        initialization_options={
+            "model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_ubatch": 32, "n_batch": 32,
+                      "n_threads": 1},
+            "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0},
+            "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
+        }))
+    assert (await wait_for_model(client))["model_loaded"]
+    return client
+
+
+async def stop(client: LanguageClient) -> None:
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def idle_totals(client: LanguageClient) -> dict:
+    return (await server_stats(client))["totals"]
+
+
+async def until_idle_done(client: LanguageClient, jobs: int) -> dict:
+    """Wait until at least ``jobs`` idle jobs finished and none runs."""
+    for _ in range(2400):
+        totals = await idle_totals(client)
+        if totals["idle"]["jobs"] >= jobs and not totals["idle_running"]:
+            return totals
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"idle work did not finish: {totals}")
+
+
+BODY = "".join(f"def helper_{i}(value):\n    return value * {i} + {i * 7}\n\n\n"
+               for i in range(60))
+
+
+async def test_a_taken_enter_branch_evaluates_only_the_last_token(tiny_qwen):
+    client = await start(tiny_qwen, {})
+    try:
+        uri = "file:///tmp/enter.py"
+        text = BODY + "class Stack:\n    def push(self, item):"
+        open_doc(client, uri, text)
+        await inline(client, uri, end_position(text))
+        before = await until_idle_done(client, 2)
+        assert before["idle"]["kinds"]["enter"]["evaluated_tokens"] > 0
+        insert(client, uri, 2, end_position(text), "\n        ")
+        text += "\n        "
+        await inline(client, uri, end_position(text))
+        entry = (await server_stats(client))["recent"][-1]
+        assert not entry["cached"]
+        assert entry["evaluated_tokens"] == 1, entry
+        assert (await idle_totals(client))["idle_used_tokens"] > 0
+    finally:
+        await stop(client)
+
+
+async def test_a_request_during_idle_prefill_starts_within_one_ubatch(tiny_qwen):
+    client = await start(tiny_qwen, {})
+    try:
+        uri = "file:///tmp/other.py"
+        open_doc(client, uri, "x = 1\n")
+        for attempt in range(20):
+            big = f"file:///tmp/big{attempt}.py"
+            # A long file: its window prefill takes many ubatches of 32 tokens on 1 thread.
+            open_doc(client, big, f"# {attempt}\n" + BODY * 2)
+            for _ in range(400):
+                if (await idle_totals(client))["idle_running"]:
+                    break
+                await asyncio.sleep(0.005)
+            result = await inline(client, uri, types.Position(line=1, character=0))
+            assert isinstance(result, types.InlineCompletionList)
+            idle = (await idle_totals(client))["idle"]
+            if idle["preempted"]:
+                break
+        assert idle["preempted"] >= 1, idle
+        assert idle["preempt_wait_ubatches_max"] <= 1, idle
+        assert idle["outcomes"].get("cancelled", 0) >= 1, idle
+    finally:
+        await stop(client)
+
+
+async def test_idle_off_does_no_idle_work_and_answers_the_same(tiny_qwen):
+    answers = {}
+    for enabled in (True, False):
+        client = await start(tiny_qwen, {"enabled": enabled})
+        try:
+            uri = "file:///tmp/same.py"
+            text = BODY + "def total(items):"
+            open_doc(client, uri, text)
+            first = await inline(client, uri, end_position(text))
+            if enabled:
+                await until_idle_done(client, 2)
+            insert(client, uri, 2, end_position(text), "\n    ")
+            text += "\n    "
+            second = await inline(client, uri, end_position(text))
+            totals = await idle_totals(client)
+            answers[enabled] = [[i.insert_text for i in r.items] for r in (first, second)]
+            if not enabled:
+                assert totals["idle"]["jobs"] == 0 and totals["idle_used_tokens"] == 0
+            close_doc(client, uri)
+        finally:
+            await stop(client)
+    assert answers[True] == answers[False]

@@ -1,0 +1,75 @@
+"""What the next keystroke will need: Enter with an editor's indentation, accept, a new file."""
+
+from __future__ import annotations
+
+from lsp_coder.completion.context import split_document
+from lsp_coder.completion.next_prompts import (
+    after_answer,
+    after_enter,
+    document_window,
+    indent_unit,
+)
+
+
+def enter(text: str, python: bool = True) -> str:
+    """The text after Enter at the end of ``text``, with ``|`` at the new cursor."""
+    result = after_enter(text, len(text), python=python)
+    assert result is not None
+    new, offset = result
+    return new[:offset] + "|" + new[offset:]
+
+
+def test_enter_keeps_the_indentation_of_the_line_above():
+    assert enter("def f():\n    x = 1") == "def f():\n    x = 1\n    |"
+
+
+def test_enter_goes_one_level_deeper_after_a_block_opener():
+    assert enter("def f():") == "def f():\n    |"
+    assert enter("  if (x) {", python=False) == "  if (x) {\n    |"
+    assert enter("\tcall(", python=False) == "\tcall(\n\t\t|"
+    assert enter("items = [") == "items = [\n    |"
+
+
+def test_enter_dedents_after_a_python_return_only_in_python():
+    assert enter("def f():\n    return 1") == "def f():\n    return 1\n|"
+    assert enter("def f():\n    return 1", python=False) == "def f():\n    return 1\n    |"
+
+
+def test_enter_on_a_blank_auto_indented_line_moves_its_indent_down():
+    assert enter("def f():\n    x = 1\n    ") == "def f():\n    x = 1\n\n    |"
+
+
+def test_no_enter_branch_in_the_middle_of_a_line():
+    text = "value = compute(a, b)\n"
+    assert after_enter(text, text.index("(")) is None
+    assert after_enter(text, text.index("\n")) is not None
+
+
+def test_indent_unit_is_the_files_smallest_indentation():
+    assert indent_unit("class A:\n  def f(self):\n    pass\n") == "  "
+    assert indent_unit("x = 1\n") == "    "
+
+
+def test_after_answer_names_enter_then_accept():
+    text = "def area(r):\n    return 3.14 * r\n"
+    offset = text.index("\n") + 1 + len("    return 3.14")
+    kinds = after_answer("file:///a.py", "a.py", text, offset, " * r * r")
+    assert [k.kind for k in kinds] == ["accept"]  # mid-line: Enter would split the line
+    accepted = kinds[0]
+    assert accepted.text[: accepted.offset].endswith("3.14 * r * r")
+    at_end = after_answer("file:///a.py", "a.py", "x = 1", 5, "")
+    assert [k.kind for k in at_end] == ["enter"]
+    shown = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2")
+    assert [k.kind for k in shown] == ["enter", "accept"]
+
+
+def test_document_window_is_shared_by_every_cursor_of_the_first_window():
+    text = "".join(f"value_{i} = {i}\n" for i in range(400))
+    window = document_window("file:///a.py", "a.py", text, prefix_tokens=200)
+    assert 0 < window.offset < len(text) and text[window.offset - 1] == "\n"
+    above_window = split_document(text, window.offset, prefix_tokens=200, suffix_tokens=10).above
+    assert above_window == text[: window.offset]
+    for line in (3, 20, text[: window.offset].count("\n") - 1):
+        offset = sum(len(f"value_{i} = {i}\n") for i in range(line))
+        above = split_document(text, offset, prefix_tokens=200, suffix_tokens=10).above
+        assert above_window.startswith(above)

@@ -1,0 +1,127 @@
+"""Idle-time prefill on a real (tiny) llama.cpp model: branches of the prefix cache."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_coder.engine.generator import GenerateRequest, Generator
+from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.prefill import prefill
+from lsp_coder.engine.prefix_cache.manager import PrefixCache
+from tests.unit.engine.test_prefix_cache import SOURCE_A, SOURCE_B, fresh_greedy
+
+NEVER = lambda: False  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def model(tiny_qwen):
+    m = Model(tiny_qwen, ModelParams())
+    yield m
+    m.close()
+
+
+def make_cache(model, *, n_seq_max=4, block_size=16, budget=0, n_ubatch=64):
+    ctx = Context(model, ContextParams(n_ctx=2048, n_batch=n_ubatch, n_ubatch=n_ubatch,
+                                       n_seq_max=n_seq_max))
+    return PrefixCache(ctx, block_size=block_size, budget_tokens=budget)
+
+
+def generate(cache, model, prompt, n=8):
+    return Generator(model, cache).generate(
+        GenerateRequest(prompt=prompt, max_tokens=n, speculative=False))
+
+
+def held(cache: PrefixCache, tokens: list[int]) -> int:
+    """How many leading tokens of ``tokens`` some sequence holds."""
+    return cache.lookup(tokens)[1]
+
+
+def test_a_taken_branch_makes_the_request_evaluate_only_its_new_tokens(model):
+    cache = make_cache(model)
+    live = model.tokenize(SOURCE_A)
+    generate(cache, model, live)
+    # The branch shares the live prompt's first 60 tokens and goes on differently.
+    branch = live[:60] + model.tokenize("\n    def save(self, name):\n        pass\n")
+    result = prefill(cache, branch, NEVER, chunk_tokens=8)
+    assert result.outcome == "done" and result.reused_tokens == 60
+    assert result.evaluated_tokens == len(branch) - 60
+    assert held(cache, live) == len(live)  # the live document was not touched
+    cache.check()
+    typed = branch + model.tokenize("  # saved")
+    taken = generate(cache, model, typed)
+    assert taken.stats.reused_tokens == len(branch)
+    assert taken.stats.evaluated_tokens == len(typed) - len(branch)
+    assert cache.idle_used_tokens == len(branch) - 60
+    cache.check()
+
+
+def test_output_is_identical_to_no_prefill(model):
+    live = model.tokenize(SOURCE_A)
+    nxt = live[:70] + model.tokenize("\n\nclass Saver:\n    ")
+    cache = make_cache(model)
+    generate(cache, model, live)
+    assert prefill(cache, nxt, NEVER).outcome == "done"
+    with_branch = generate(cache, model, nxt, n=12)
+    plain = generate(make_cache(model), model, nxt, n=12)
+    assert with_branch.tokens == plain.tokens
+    assert with_branch.tokens == fresh_greedy(model, nxt, 12)[: len(with_branch.tokens)]
+
+
+def test_a_cancelled_prefill_stops_at_once_and_keeps_its_finished_chunks(model):
+    cache = make_cache(model, n_ubatch=64)
+    prompt = model.tokenize(SOURCE_A + SOURCE_B)
+    ctx = cache.ctx
+    start = ctx.ubatches_done
+    asked_at: list[int] = []
+
+    def cancelled() -> bool:
+        if ctx.ubatches_done - start >= 2:
+            asked_at.append(ctx.ubatches_done)
+            return True
+        return False
+
+    result = prefill(cache, prompt, cancelled, chunk_tokens=16)
+    assert result.outcome == "cancelled"
+    # No ubatch was evaluated after the stop was asked for; the two before it stay cached.
+    assert ctx.ubatches_done == asked_at[0]
+    assert result.evaluated_tokens == 32 and held(cache, prompt) == 32
+    cache.check()
+    again = generate(cache, model, prompt, n=2)
+    assert again.stats.reused_tokens == 32
+
+
+def test_branches_never_push_a_live_document_out_before_older_branches(model):
+    cache = make_cache(model, n_seq_max=6, block_size=16, budget=480)
+    a = model.tokenize(SOURCE_A * 2)[:150]
+    b = model.tokenize(SOURCE_B * 3)[:120]
+    generate(cache, model, a, n=2)
+    generate(cache, model, b, n=2)
+    live = {"a": a, "b": b}
+    branches = [a[:64] + model.tokenize(f"\n# branch {i}\n" + "x = 1\n" * (12 + i))
+                for i in range(5)]
+    for i, branch in enumerate(branches):
+        result = prefill(cache, branch, NEVER, chunk_tokens=16)
+        assert result.outcome in ("done", "no_room")
+        for name, tokens in live.items():
+            assert held(cache, tokens) == len(tokens), (i, name)
+        assert cache.used_cells <= 480
+        cache.check()
+        # The newest branch is whole when it fit; older ones went first.
+        if result.outcome == "done":
+            assert held(cache, branch) == len(branch)
+            for older in branches[:i]:
+                assert held(cache, older) <= len(branch)
+    assert cache.evicted_blocks > 0
+
+
+def test_a_request_evicts_branches_before_live_documents(model):
+    cache = make_cache(model, n_seq_max=6, block_size=16, budget=480)
+    a = model.tokenize(SOURCE_A * 2)[:150]
+    generate(cache, model, a, n=2)
+    branch = a[:64] + model.tokenize("x = 1\n" * 30)
+    assert prefill(cache, branch, NEVER).outcome == "done"
+    other = model.tokenize(SOURCE_B * 3)[:200]
+    generate(cache, model, other, n=2)
+    assert held(cache, a) == len(a)
+    assert held(cache, branch) < len(branch)
+    cache.check()
