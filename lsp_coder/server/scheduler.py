@@ -239,7 +239,7 @@ class Scheduler:
             with self._jobs_lock:
                 self._jobs -= 1
             raise
-        future.add_done_callback(lambda f: f.exception() and log.error("job: %s", f.exception()))
+        future.add_done_callback(_log_failure)
 
     def _supersede(self, uri: str, keep_background: bool = False) -> None:
         old = self._pending.get(uri)
@@ -363,6 +363,12 @@ class Scheduler:
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, loop.create_future(), background=True)
         self._start(req, pending, loop, hint=remainder)
+
+
+def _log_failure(future: asyncio.Future) -> None:
+    """A worker job's done callback: log an exception (a job cancelled at shutdown is not one)."""
+    if not future.cancelled() and future.exception() is not None:
+        log.error("job: %s", future.exception())
 
 
 def _resolve(future: asyncio.Future, value: Suggestion) -> None:
