@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import uuid
 from pathlib import Path
@@ -26,6 +27,16 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
+
+
+def settle_heap() -> None:
+    """After a load: collect once and freeze what survives (the model's vocabulary tables,
+    pygls, lsprotocol), so later full garbage collections no longer walk those long-lived
+    objects. A collection runs in whichever thread allocates and holds the GIL, so each one
+    stalls the event loop for as long as it takes."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 class LspCoderServer(LanguageServer):
@@ -97,6 +108,7 @@ class LspCoderServer(LanguageServer):
                                               message="preparing model files", percentage=pct))
 
         error = await self.scheduler.run(self.service.load, progress)
+        await self.scheduler.run(settle_heap)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message="model failed to load" if error else "model ready"))
