@@ -80,6 +80,7 @@ class LspCoderServer(LanguageServer):
         self.scheduler.begin_loading()
         try:
             await self._load_model()
+            await self.scheduler.run(settle_heap)
         finally:
             self.scheduler.end_loading()
 
@@ -108,7 +109,6 @@ class LspCoderServer(LanguageServer):
                                               message="preparing model files", percentage=pct))
 
         error = await self.scheduler.run(self.service.load, progress)
-        await self.scheduler.run(settle_heap)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message="model failed to load" if error else "model ready"))
