@@ -27,6 +27,9 @@ def _documents() -> dict[str, str]:
 
 
 async def _health(session: Session) -> dict[str, float]:
+    # A request first: pygls may answer a request that follows a notification before the
+    # notification's handler has run, so the notification's cost would land in the next step.
+    await session.stats()
     result = await session.client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="lspCoder.health"))
     return result if isinstance(result, dict) else {}
