@@ -81,7 +81,7 @@ class Session:
         deadline = time.monotonic() + timeout_s
         while True:
             totals = (await self.stats())["totals"]
-            if totals.get("model_loaded") or totals.get("error"):
+            if (totals.get("model_loaded") or totals.get("error")) and not totals.get("loading"):
                 return totals
             if time.monotonic() > deadline:
                 return totals

@@ -24,7 +24,7 @@ ENTER_OPENERS = (":", "{", "(", "[")
 """A line ending with one of these gets one more level of indentation on the next line."""
 
 INDENT_SCAN_CHARS = 200_000
-"""How much of a file is read for its indentation unit (runs on the event loop)."""
+"""How much of a file is read for its indentation unit."""
 
 PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
 """A Python line starting with one of these gets one level less on the next line."""
@@ -32,13 +32,31 @@ PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
 
 @dataclass(frozen=True, slots=True)
 class NextPrompt:
-    """A document state the user will probably produce next (``kind`` says how)."""
+    """A document state the user will probably produce next (``kind`` says how).
+
+    It holds the document as it is (``base``, cursor at ``offset``) and what the branch adds
+    (``suggestion`` for ``accept``); ``state()`` builds the branch's text. That is a copy of the
+    whole document, so planning stays cheap on the event loop and the worker pays for it.
+    """
 
     kind: str
     uri: str
     path: str
-    text: str
+    base: str
     offset: int
+    suggestion: str = ""
+
+    def state(self) -> tuple[str, int]:
+        """The branch's document text and cursor."""
+        if self.kind == "accept":
+            head = self.base[: self.offset] + self.suggestion
+            return head + self.base[self.offset :], len(head)
+        if self.kind == "enter":
+            entered = after_enter(self.base, self.offset,
+                                  python=self.path.endswith((".py", ".pyi")))
+            if entered is not None:
+                return entered
+        return self.base, self.offset
 
 
 def after_answer(uri: str, path: str, text: str, offset: int,
@@ -46,20 +64,22 @@ def after_answer(uri: str, path: str, text: str, offset: int,
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
     line's end Enter (pressed at every line end) comes before accepting the suggestion."""
     out: list[NextPrompt] = []
-    entered = after_enter(text, offset, python=path.endswith((".py", ".pyi")))
-    if entered is not None:
-        out.append(NextPrompt("enter", uri, path, *entered))
+    if _at_line_end(text, offset):
+        out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
-        out.append(NextPrompt("accept", uri, path, text[:offset] + suggestion + text[offset:],
-                              offset + len(suggestion)))
+        out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
     return out
+
+
+def _at_line_end(text: str, offset: int) -> bool:
+    """Only whitespace between ``offset`` and the end of its line."""
+    line_end = text.find("\n", offset)
+    return not text[offset : len(text) if line_end < 0 else line_end].strip()
 
 
 def after_enter(text: str, offset: int, python: bool = False) -> tuple[str, int] | None:
     """The text and cursor after pressing Enter at ``offset``; None unless at a line's end."""
-    line_end = text.find("\n", offset)
-    rest = text[offset : len(text) if line_end < 0 else line_end]
-    if rest.strip():
+    if not _at_line_end(text, offset):
         return None
     line_start = text.rfind("\n", 0, offset) + 1
     line = text[line_start:offset]

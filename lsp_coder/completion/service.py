@@ -38,6 +38,9 @@ log = logging.getLogger(__name__)
 NOT_STORED = ("cancelled", "backend_error", "backend_down")
 """Stop reasons whose text does not go into the suggestion cache."""
 
+FILTER_WINDOW_CHARS = 16_384
+"""Postprocessing sees whole lines reaching this far before and after the cursor."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompletionRequest:
@@ -196,11 +199,14 @@ class CompletionService:
 
     def cached(self, req: CompletionRequest) -> Suggestion | None:
         """Answer from the suggestion cache if the user typed along a shown suggestion."""
-        prefix, rest_of_line = _around_cursor(req.text, req.offset)
-        hit = self.suggestions.lookup(req.uri, prefix, rest_of_line)
+        hit = self.suggestions.lookup(req.uri, req.text, req.offset,
+                                      _rest_of_line(req.text, req.offset))
         if hit is None:
             return None
-        text = run(POST_CACHE, hit.remainder, self._filter_context(req, prefix))
+        prefix, suffix = _filter_window(req.text, req.offset)
+        parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], suffix)
+        ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=wants_multiline(parts))
+        text = run(POST_CACHE, hit.remainder, ctx)
         return Suggestion(text, cached=True) if text else None
 
     def complete(self, req: CompletionRequest,
@@ -230,8 +236,8 @@ class CompletionService:
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
         multiline = wants_multiline(parts)
         max_lines = cc.max_lines if multiline else 1
-        ctx = FilterContext(prefix=req.text[: req.offset], suffix=req.text[req.offset :],
-                            multiline=multiline)
+        prefix, suffix = _filter_window(req.text, req.offset)
+        ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         query.stop = _line_limit(max_lines)
         query.budget_ms = req.budget_ms
@@ -244,8 +250,8 @@ class CompletionService:
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         if result.stop_reason not in NOT_STORED and text:
-            prefix, rest_of_line = _around_cursor(req.text, req.offset)
-            self.suggestions.store(req.uri, prefix, rest_of_line, text)
+            self.suggestions.store(req.uri, req.text[: req.offset],
+                                   _rest_of_line(req.text, req.offset), text)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra={"answered_early": early.sent})
@@ -301,25 +307,22 @@ class CompletionService:
         backend = self.backend
         if backend is None:
             return None
-        req = CompletionRequest(uri=nxt.uri, text=nxt.text, offset=nxt.offset, path=nxt.path)
+        text, offset = nxt.state()
+        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
         return backend.prefill(query, shared_only=nxt.kind == "window")
 
     def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> Suggestion:
         """Generate the suggestion for ``nxt`` into the suggestion cache (idle priority)."""
-        req = CompletionRequest(uri=nxt.uri, text=nxt.text, offset=nxt.offset, path=nxt.path)
+        text, offset = nxt.state()
+        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         return self.complete(req, cancelled=cancelled, idle=True)
 
     def ubatches_done(self) -> int:
         """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""
         engine = self.engine
         return 0 if engine is None else engine.ubatches_done
-
-    def _filter_context(self, req: CompletionRequest, prefix: str) -> FilterContext:
-        parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], req.text[req.offset :])
-        return FilterContext(prefix=prefix, suffix=req.text[req.offset :],
-                             multiline=wants_multiline(parts))
 
 
 class _EarlyAnswer:
@@ -371,7 +374,16 @@ def _line_limit(max_lines: int) -> Callable[[str], int | None]:
     return stop
 
 
-def _around_cursor(text: str, offset: int) -> tuple[str, str]:
-    prefix = text[:offset]
-    rest = text[offset:]
-    return prefix, rest.split("\n", 1)[0]
+def _rest_of_line(text: str, offset: int) -> str:
+    end = text.find("\n", offset)
+    return text[offset : len(text) if end < 0 else end]
+
+
+def _filter_window(text: str, offset: int) -> tuple[str, str]:
+    """The text before and after the cursor that postprocessing reads: whole lines, about
+    ``FILTER_WINDOW_CHARS`` each way. A filter compares a suggestion only with the lines next
+    to it, and copying or splitting all of a 5 MB document would block for tens of ms."""
+    start = 0 if offset <= FILTER_WINDOW_CHARS else text.rfind(
+        "\n", 0, offset - FILTER_WINDOW_CHARS) + 1
+    end = text.find("\n", offset + FILTER_WINDOW_CHARS)
+    return text[start:offset], text[offset : len(text) if end < 0 else end]

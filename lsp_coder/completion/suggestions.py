@@ -40,8 +40,9 @@ class SuggestionCache:
             shown.append(Shown(prefix, rest_of_line, text))
             self._entries[uri] = shown[-keep:]
 
-    def lookup(self, uri: str, prefix: str, rest_of_line: str) -> Hit | None:
-        """A hit when ``prefix`` is a shown prefix plus a proper beginning of its suggestion.
+    def lookup(self, uri: str, text: str, offset: int, rest_of_line: str) -> Hit | None:
+        """A hit when the text before ``offset`` is a shown prefix plus a proper beginning of
+        its suggestion (compared in place: a big document is not copied).
 
         The rest of the cursor line must be unchanged, so an edit elsewhere on the line misses.
         Typing may cross newlines of a multi-line suggestion.
@@ -49,9 +50,10 @@ class SuggestionCache:
         with self._lock:
             shown = list(self._entries.get(uri, []))
         for entry in reversed(shown):
-            if rest_of_line != entry.rest_of_line or not prefix.startswith(entry.prefix):
+            if (rest_of_line != entry.rest_of_line or len(entry.prefix) > offset
+                    or not text.startswith(entry.prefix)):
                 continue
-            typed = prefix[len(entry.prefix) :]
+            typed = text[len(entry.prefix) : offset]
             if len(typed) < len(entry.text) and entry.text.startswith(typed):
                 return Hit(entry.text[len(typed) :])
         return None

@@ -216,6 +216,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
         return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy,
+                                  "loading": ls.scheduler.loading,
                                   "idle_running": ls.scheduler.idle_running})
 
     @server.command(ACCEPTED_COMMAND)

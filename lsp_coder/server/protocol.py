@@ -10,6 +10,7 @@ reaches pygls's dispatch.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, Callable
 
@@ -19,7 +20,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from .document_store import DocumentStore
+from .document_store import Document, DocumentStore
 from .framing import Damaged, Message
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,7 @@ class LspCoderProtocol(LanguageServerProtocol):
         self.documents.encoding = (self.workspace.position_encoding
                                    or types.PositionEncodingKind.Utf16)
         self.documents.open(params.text_document)
+        self._index_in_steps(params.text_document.uri)
         if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
             yield user_handler, (params,), None
 
@@ -176,8 +178,18 @@ class LspCoderProtocol(LanguageServerProtocol):
         for change in params.content_changes:
             doc.apply(change)
         doc.version = params.text_document.version
+        self._index_in_steps(params.text_document.uri)
         if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield user_handler, (params,), None
+
+    def _index_in_steps(self, uri: str, doc: Document | None = None) -> None:
+        """Build the line index of ``uri``'s document a slice per loop turn, so a big
+        document does not block the loop (a request that needs the index finishes it)."""
+        current = self.documents.get(uri)
+        if current is None or (doc is not None and current is not doc):
+            return  # closed, or opened again: that one has its own steps
+        if doc is None or not current.index_step():
+            asyncio.get_running_loop().call_soon(self._index_in_steps, uri, current)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):

@@ -95,6 +95,11 @@ class Scheduler:
         self._loading = None
 
     @property
+    def loading(self) -> bool:
+        """Whether a model load (with its messages to the client) is still under way."""
+        return self._loading is not None
+
+    @property
     def idle_running(self) -> bool:
         """Whether an idle prefill is on the worker now."""
         return self._idle_token is not None

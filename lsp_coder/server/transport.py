@@ -58,14 +58,17 @@ class Session:
 
     def feed(self, data: bytes) -> None:
         """Bytes from the client; empty means the stream closed."""
+        loop = asyncio.get_running_loop()
         if not data:
             log.info("the client closed the stream")
-            self.finish(None)
+            loop.call_soon(self.finish, None)  # after the messages still queued
             return
-        self._deliver(self._read(self.reader.feed, data))
+        # Handled in the next loop turn: parsing a big message and handling it are two
+        # shorter blocks instead of one long one (callbacks run in order, so messages do too).
+        loop.call_soon(self._deliver, self._read(self.reader.feed, data))
         if self._stall is not None:
             self._stall.cancel()
-        self._stall = asyncio.get_running_loop().call_later(
+        self._stall = loop.call_later(
             STALL_S, lambda: self._deliver(self._read(self.reader.stalled)))
 
     def _read(self, step: Callable, *args: Any) -> list:

@@ -59,7 +59,8 @@ async def wait_for_model(client: LanguageClient, timeout_s: float = 120.0) -> di
     deadline = time.monotonic() + timeout_s
     while True:
         now = await totals(client)
-        if now["model_loaded"] or now["error"] or time.monotonic() > deadline:
+        ended = (now["model_loaded"] or now["error"]) and not now["loading"]
+        if ended or time.monotonic() > deadline:
             return now
         await asyncio.sleep(0.1)
 

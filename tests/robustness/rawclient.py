@@ -120,7 +120,8 @@ class RawServer:
         while True:
             answer = self.call("workspace/executeCommand", {"command": "lspCoder.stats"})
             totals = answer["result"]["totals"]
-            if totals["model_loaded"] or totals["error"] or time.monotonic() > deadline:
+            ended = (totals["model_loaded"] or totals["error"]) and not totals["loading"]
+            if ended or time.monotonic() > deadline:
                 return totals
             time.sleep(0.05)
 

@@ -55,12 +55,14 @@ def test_after_answer_names_enter_then_accept():
     offset = text.index("\n") + 1 + len("    return 3.14")
     kinds = after_answer("file:///a.py", "a.py", text, offset, " * r * r")
     assert [k.kind for k in kinds] == ["accept"]  # mid-line: Enter would split the line
-    accepted = kinds[0]
-    assert accepted.text[: accepted.offset].endswith("3.14 * r * r")
+    accepted_text, cursor = kinds[0].state()
+    assert accepted_text[:cursor].endswith("3.14 * r * r")
+    assert accepted_text[cursor:] == text[offset:]
     at_end = after_answer("file:///a.py", "a.py", "x = 1", 5, "")
     assert [k.kind for k in at_end] == ["enter"]
     shown = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2")
     assert [k.kind for k in shown] == ["enter", "accept"]
+    assert shown[0].state() == ("x = 1\n", 6)
 
 
 def test_document_window_is_shared_by_every_cursor_of_the_first_window():
