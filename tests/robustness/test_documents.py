@@ -131,3 +131,14 @@ def test_full_text_replacement_and_close(srv):
     s.edit((0, 0), (0, 0), "ignored")  # an edit of a closed document: ignored quietly
     assert server_copy(srv, s.uri) is None
     assert srv.popups() == []
+
+
+def test_handled_notifications_leave_nothing_behind(srv):
+    """pygls kept the future of every notification handler (a leak of about 1 KiB a key)."""
+    before = srv.ping()["handlers_in_flight"]
+    s = Session(srv, "x = 1\n")
+    for i in range(300):
+        s.edit((1, i), (1, i), "y")
+    srv.notify("textDocument/didClose", {"textDocument": {"uri": s.uri}})
+    srv.notify("workspace/didChangeConfiguration", {"settings": {}})
+    assert srv.ping()["handlers_in_flight"] <= max(before, 1)  # the ping itself
