@@ -129,7 +129,7 @@ class IdleConfig:
     start_after_ms: int = _ranged(100, 0, 60_000)
     chunk_tokens: int = _ranged(64, 1, 4096)
     window: bool = True
-    prefetch: bool = False
+    prefetch: bool = True
     remote: bool = False
 
 

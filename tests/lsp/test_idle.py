@@ -63,7 +63,7 @@ BODY = "".join(f"def helper_{i}(value):\n    return value * {i} + {i * 7}\n\n\n"
 
 
 async def test_a_taken_enter_branch_evaluates_only_the_last_token(tiny_qwen):
-    client = await start(tiny_qwen, {})
+    client = await start(tiny_qwen, {"prefetch": False})
     try:
         uri = "file:///tmp/enter.py"
         text = BODY + "class Stack:\n    def push(self, item):"
@@ -83,7 +83,7 @@ async def test_a_taken_enter_branch_evaluates_only_the_last_token(tiny_qwen):
 
 
 async def test_a_request_during_idle_prefill_starts_within_one_ubatch(tiny_qwen):
-    client = await start(tiny_qwen, {})
+    client = await start(tiny_qwen, {"prefetch": False})
     try:
         uri = "file:///tmp/other.py"
         open_doc(client, uri, "x = 1\n")
@@ -129,3 +129,26 @@ async def test_idle_off_does_no_idle_work_and_answers_the_same(tiny_qwen):
         finally:
             await stop(client)
     assert answers[True] == answers[False]
+
+
+async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_same_text(tiny_qwen):
+    answers = {}
+    for prefetch in (True, False):
+        client = await start(tiny_qwen, {"prefetch": prefetch})
+        try:
+            uri = "file:///tmp/prefetch.py"
+            text = BODY + "class Queue:\n    def put(self, item):"
+            open_doc(client, uri, text)
+            await inline(client, uri, end_position(text))
+            totals = await until_idle_done(client, 2)
+            insert(client, uri, 2, end_position(text), "\n        ")
+            text += "\n        "
+            after_enter = await inline(client, uri, end_position(text))
+            entry = (await server_stats(client))["recent"][-1]
+            answers[prefetch] = [i.insert_text for i in after_enter.items]
+            assert entry["cached"] is prefetch, entry
+            if prefetch:
+                assert totals["idle"]["prefetched"] >= 1, totals["idle"]
+        finally:
+            await stop(client)
+    assert answers[True] == answers[False] and answers[True]
