@@ -63,4 +63,4 @@ def register_health_commands(server: Any) -> None:
         # in the same read as this request) is recorded once the watch's timer has fired.
         await asyncio.sleep(2 * TICK_S)
         # Requests and handlers still running, this one included (a leak shows here).
-        return {**ls.loop_watch.take(), "handlers_in_flight": len(ls.protocol._request_futures)}
+        return {**ls.loop_watch.take(), "handlers_in_flight": ls.protocol.handlers_in_flight()}

@@ -41,6 +41,7 @@ class LspCoderProtocol(LanguageServerProtocol):
         self.exit_code: int | None = None
         self.on_exit: Callable[[int], None] = lambda code: None
         self.documents = DocumentStore()
+        self._done_handlers: list[tuple[Any, Any]] = []  # appended from any thread
 
     @property
     def shut_down(self) -> bool:
@@ -49,6 +50,7 @@ class LspCoderProtocol(LanguageServerProtocol):
 
     def receive(self, item: Message | Damaged) -> None:
         """Handle one message (or damaged frame) from the reader."""
+        self._forget_done_handlers()
         if isinstance(item, Damaged):
             log.warning("unreadable message from the client: %s", item.reason)
             if item.request_id is not None:
@@ -152,14 +154,26 @@ class LspCoderProtocol(LanguageServerProtocol):
                          args: Any = None, kwargs: Any = None) -> None:
         """As pygls's, but a handler's future is forgotten once it is done. pygls files the
         future of a notification's handler (and of each step of its generator handlers) under
-        a fresh id and never removes it: one per ``didChange``, a leak of about 1 KiB a key."""
+        a fresh id and never removes it: one per ``didChange``, a leak of about 1 KiB a key.
+        The next message removes them: a future can finish while pygls walks the table
+        (``shutdown`` cancels them all), and in a thread of pygls's pool."""
 
         def finished(future: Any) -> None:
-            if self._request_futures.get(msg_id) is future:
-                del self._request_futures[msg_id]
+            self._done_handlers.append((msg_id, future))
             callback(future)
 
         super()._execute_handler(msg_id, handler, finished, args, kwargs)
+
+    def handlers_in_flight(self) -> int:
+        """How many requests and handlers the protocol still tracks (finished ones dropped)."""
+        self._forget_done_handlers()
+        return len(self._request_futures)
+
+    def _forget_done_handlers(self) -> None:
+        while self._done_handlers:
+            msg_id, future = self._done_handlers.pop()
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         """As pygls's, but an error the handler means (bad params, unknown command) is answered
