@@ -18,7 +18,6 @@ from lsprotocol import types
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_BREAK = re.compile("\r\n|\r|\n")
 
 
 def to_units(text: str) -> str:
