@@ -82,3 +82,16 @@ def test_a_large_document_edit_shifts_line_starts():
     edit_both(doc, client, (5, 0), (7, 0), "y\r\nz\n")
     assert doc.line_count == 200_001
     assert doc.text_offset(types.Position(199_999, 2)) == len(doc.text) - 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab\r\n\u00e9\U0001f600", max_size=40),
+       step=st.integers(min_value=1, max_value=6))
+def test_an_index_built_in_steps_finds_every_line_start(text, step):
+    doc = Document("file:///a.py", text, 1, "python")
+    while not doc.index_step(step):
+        pass
+    units = to_units(text)
+    expected = [i + 1 for i, unit in enumerate(units)
+                if unit == "\n" or (unit == "\r" and units[i + 1 : i + 2] != "\n")]
+    assert [int(s) for s in doc._starts] == expected
