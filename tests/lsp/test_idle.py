@@ -107,20 +107,26 @@ async def test_a_request_during_idle_prefill_starts_within_one_ubatch(tiny_qwen)
         await stop(client)
 
 
+async def answer_then_enter(client: LanguageClient, uri: str, text: str, indent: str,
+                            idle_work: bool) -> tuple:
+    """Open ``text`` and ask at its end; let idle work finish; press Enter (with the editor's
+    ``indent``) and ask again. Returns both answers and the totals after idle work."""
+    open_doc(client, uri, text)
+    first = await inline(client, uri, end_position(text))
+    totals = await until_idle_done(client, 2) if idle_work else await idle_totals(client)
+    insert(client, uri, 2, end_position(text), "\n" + indent)
+    second = await inline(client, uri, end_position(text + "\n" + indent))
+    return first, second, totals
+
+
 async def test_idle_off_does_no_idle_work_and_answers_the_same(tiny_qwen):
     answers = {}
     for enabled in (True, False):
         client = await start(tiny_qwen, {"enabled": enabled})
         try:
             uri = "file:///tmp/same.py"
-            text = BODY + "def total(items):"
-            open_doc(client, uri, text)
-            first = await inline(client, uri, end_position(text))
-            if enabled:
-                await until_idle_done(client, 2)
-            insert(client, uri, 2, end_position(text), "\n    ")
-            text += "\n    "
-            second = await inline(client, uri, end_position(text))
+            first, second, _ = await answer_then_enter(
+                client, uri, BODY + "def total(items):", "    ", idle_work=enabled)
             totals = await idle_totals(client)
             answers[enabled] = [[i.insert_text for i in r.items] for r in (first, second)]
             if not enabled:
@@ -136,14 +142,9 @@ async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_sam
     for prefetch in (True, False):
         client = await start(tiny_qwen, {"prefetch": prefetch})
         try:
-            uri = "file:///tmp/prefetch.py"
-            text = BODY + "class Queue:\n    def put(self, item):"
-            open_doc(client, uri, text)
-            await inline(client, uri, end_position(text))
-            totals = await until_idle_done(client, 2)
-            insert(client, uri, 2, end_position(text), "\n        ")
-            text += "\n        "
-            after_enter = await inline(client, uri, end_position(text))
+            _, after_enter, totals = await answer_then_enter(
+                client, "file:///tmp/prefetch.py", BODY + "class Queue:\n    def put(self, item):",
+                "        ", idle_work=True)
             entry = (await server_stats(client))["recent"][-1]
             answers[prefetch] = [i.insert_text for i in after_enter.items]
             assert entry["cached"] is prefetch, entry
