@@ -1,7 +1,8 @@
 """``lsp-coder bench --fim``: prompt layouts on held-out holes, in one run.
 
 The layouts: PSM, SPM, and PSM with the recent lines after the middle token
-(``completion.recent_lines``; the setting's value, 8 unless configured otherwise).
+(``completion.recent_lines``; the setting's value, 8 unless configured otherwise), and that
+last one cut to the short prompt for a cold cache (``idle.cold_prompt_tokens``).
 
 For each layout it measures what decides the default for a model family:
 
@@ -17,8 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..completion.context import split_document
+from ..completion.context import WINDOW_QUANTUM_LINES, split_document
 from ..completion.fim import build_prompt
+from ..completion.local_backend import COLD_WINDOW_STEP_LINES, fit_budgets
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.generator import GenerateRequest
@@ -61,15 +63,22 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
     cases = [h for f in files for h in holes(f, per_file)]
 
     recent = cc.recent_lines or 8
-    variants = {"psm": ("psm", 0), "spm": ("spm", 0), f"psm+{recent}": ("psm", recent)}
+    full = (cc.prefix_tokens, cc.suffix_tokens, WINDOW_QUANTUM_LINES)
+    variants = {"psm": ("psm", 0, full), "spm": ("spm", 0, full),
+                f"psm+{recent}": ("psm", recent, full)}
+    cold = config.idle.cold_prompt_tokens
+    if cold:  # as the local backend builds it (``LocalBackend._cold_prompt``)
+        prefix, suffix, _ = fit_budgets(cc.prefix_tokens, cc.suffix_tokens, 0, cold)
+        variants[f"psm+{recent}, {cold} tok"] = ("psm", recent,
+                                                   (prefix, suffix, COLD_WINDOW_STEP_LINES))
 
-    def prompt(text: str, offset: int, variant: tuple[str, int]):
-        layout, recent_lines = variant
+    def prompt(text: str, offset: int, variant: tuple[str, int, tuple[int, int, int]]):
+        layout, recent_lines, (prefix_tokens, suffix_tokens, step) = variant
         parts = split_document(text, offset, prefix_tokens=cc.prefix_tokens,
                                suffix_tokens=cc.suffix_tokens, recent_lines=recent_lines)
         return build_prompt(template, parts, engine.tokenize, engine.detokenize,
-                            prefix_tokens=cc.prefix_tokens, suffix_tokens=cc.suffix_tokens,
-                            extra_tokens=0, layout=layout)
+                            prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
+                            extra_tokens=0, layout=layout, window_step_lines=step)
 
     for name, variant in variants.items():
         engine.cache.clear()
@@ -98,8 +107,8 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
 
 
 def report(results: dict[str, dict[str, float]]) -> str:
-    lines = [f"{'layout':<10}{'first line exact':>20}{'tokens evaluated / key':>26}"]
+    lines = [f"{'layout':<18}{'first line exact':>20}{'tokens evaluated / key':>26}"]
     for layout, r in results.items():
-        lines.append(f"{layout:<10}{r['exact']:>9.0f}/{r['holes']:<4.0f} ({r['exact_rate']:4.0%})"
+        lines.append(f"{layout:<18}{r['exact']:>9.0f}/{r['holes']:<4.0f} ({r['exact_rate']:4.0%})"
                      f"{r['evaluated_per_key']:>26.1f}")
     return "\n".join(lines)

@@ -45,6 +45,8 @@ class Key:
 class HumanRun:
     name: str
     keys: list[Key] = field(default_factory=list)
+    accepted_chars: int = 0
+    """Characters of the files typed by accepting suggestions (what the suggestions were worth)."""
     totals: dict[str, Any] = field(default_factory=dict)
     wall_s: float = 0.0
 
@@ -156,6 +158,7 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
             await _pause(cadence.read_ms, sent)
             offset = session.insert(offset, part)
             i += len(part)
+            run.accepted_chars += len(part)
             sent = time.perf_counter()
             await _ask(session, offset, "accept", run)
         await _pause(cadence.key_ms, sent)
@@ -178,6 +181,8 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
     engine = [k for k in run.keys if not k.cached]
     prompt = sum(k.prompt_tokens for k in engine)
     out["reuse_ratio"] = sum(k.reused_tokens for k in engine) / prompt if prompt else 0.0
+    out["accepted_chars"] = run.accepted_chars
+    out["short_prompts"] = run.totals.get("short_prompts", 0)
     idle = run.totals.get("idle", {})
     out["idle_evaluated"] = idle.get("evaluated_tokens", 0)
     out["idle_used"] = run.totals.get("idle_used_tokens", 0)
@@ -198,6 +203,8 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
             f" n={summaries[n][kind]['n']:<3}" for n in names)
         lines.append(f"  {kind:<32}{cells}")
     for label, key, fmt in (("prompt tokens from the cache", "reuse_ratio", "{:.1%}"),
+                            ("characters typed by accepting", "accepted_chars", "{:.0f}"),
+                            ("answers from a short cold prompt", "short_prompts", "{:.0f}"),
                             ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),
                             ("  of them reused by a request", "idle_used", "{:.0f}"),
                             ("requests that stopped idle work", "idle_preempted", "{:.0f}"),

@@ -90,8 +90,9 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="--idle: time spent reading a suggestion before accepting it")
     p.add_argument("--open-pause-ms", type=float, default=2000.0,
                    help="--idle: time between opening a file and the first key")
-    p.add_argument("--prefetch", action="store_true",
-                   help="--idle: a third run with idle.prefetch on")
+    p.add_argument("--parts", action="store_true",
+                   help="--idle: also runs with idle prefill only and with prefill and"
+                        " prefetch, without the short prompt for a cold cache")
     p.add_argument("--baseline", action="store_true",
                    help="--idle: a first run with completion.recent_lines = 0 and no idle work")
     p.add_argument("--documents", action="store_true",
@@ -409,8 +410,13 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
     if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
         plans = {"baseline": _options(args, idle={"enabled": False},
                                       completion={"recent_lines": 0}), **plans}
-    if args.prefetch:
-        plans["idle+prefetch"] = _options(args, idle={"enabled": True, "prefetch": True})
+    if args.parts:  # the product's idle work, one part at a time
+        plans = {"idle off": plans["idle off"],
+                 "prefill": _options(args, idle={"enabled": True, "prefetch": False,
+                                                 "cold_prompt_tokens": 0}),
+                 "+prefetch": _options(args, idle={"enabled": True, "prefetch": True,
+                                                   "cold_prompt_tokens": 0}),
+                 "idle on": plans["idle on"]}
     summaries = {}
     for name, options in plans.items():
         run = await replay_human(name, traces, options, cadence)

@@ -47,14 +47,21 @@ def _trim_front(tokens: list[int], limit: int) -> list[int]:
 
 
 TYPED_STEP_TOKENS = 64
-"""The room kept for the cursor line's typed text grows in steps of this many tokens."""
+"""The room kept for the cursor line's typed text (and for the recent lines) grows in steps of
+this many tokens."""
 
 
-def _fit_above(above: str, tokenize: Tokenize, limit: int) -> list[int]:
+def _steps(n: int) -> int:
+    """How many steps of ``TYPED_STEP_TOKENS`` hold ``n`` tokens."""
+    return -(-n // TYPED_STEP_TOKENS)
+
+
+def _fit_above(above: str, tokenize: Tokenize, limit: int,
+               step: int = WINDOW_QUANTUM_LINES) -> list[int]:
     """Tokens of ``above`` within ``limit``, dropping whole lines from the front in steps.
 
-    Dropping lines in steps of ``WINDOW_QUANTUM_LINES`` (not single tokens) keeps the start of
-    the prompt where it was while the user types and adds lines, so the cache keeps it.
+    Dropping lines in steps of ``step`` lines (not single tokens) keeps the start of the
+    prompt where it was while the user types and adds lines, so the cache keeps it.
     """
     tokens = tokenize(above)
     if len(tokens) <= limit:
@@ -62,7 +69,7 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int) -> list[int]:
     lines = above.splitlines(keepends=True)
     drop = 0
     while len(tokens) > limit and drop < len(lines):
-        drop += WINDOW_QUANTUM_LINES
+        drop += step
         tokens = tokenize("".join(lines[drop:]))
     return _trim_front(tokens, limit)
 
@@ -83,8 +90,13 @@ def resolve_layout(setting: str, architecture: str) -> str:
 
 def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
                  detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
-                 extra_tokens: int, layout: str = "psm") -> Prompt:
-    """Tokens of the prompt for ``parts``, each piece held to its token budget."""
+                 extra_tokens: int, layout: str = "psm",
+                 window_step_lines: int = WINDOW_QUANTUM_LINES) -> Prompt:
+    """Tokens of the prompt for ``parts``, each piece held to its token budget.
+
+    ``window_step_lines``: the lines above are dropped from the front in steps of this many
+    (a short prompt needs a finer step than a full one, or a step may drop most of it).
+    """
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra: list[int] = []
     for path, body in parts.extra:
@@ -103,12 +115,16 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
             heal = ""
         else:
             typed = typed[:-1]
-    typed_room = max(1, -(-len(typed) // TYPED_STEP_TOKENS)) * TYPED_STEP_TOKENS
+    typed_room = max(1, _steps(len(typed))) * TYPED_STEP_TOKENS
     recent = tokenize(parts.recent) if parts.recent else []
-    if len(recent) + typed_room > prefix_tokens:
-        recent = []  # no room: the recent lines are dropped with the window above them
+    # Stepped like the typed line's room, so an Enter that adds a recent line leaves the room
+    # above (and so where the window starts) unchanged most of the time.
+    recent_room = _steps(len(recent)) * TYPED_STEP_TOKENS
+    if recent_room + typed_room > prefix_tokens:
+        recent, recent_room = [], 0  # no room: dropped with the window above them
     typed = recent + typed
-    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room - len(recent)))
+    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room - recent_room),
+                       window_step_lines)
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal)
     suffix = tokenize(parts.suffix)[:suffix_tokens]

@@ -8,17 +8,22 @@ as a free draft and the document's latest suggestion for n-gram drafts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..backends.base import BackendResult, FimQuery
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest
 from ..engine.prefill import PrefillResult
-from .context import PromptParts
+from .context import WINDOW_QUANTUM_LINES, PromptParts
 from .fim import Prompt, build_prompt, resolve_layout
 
 PROMPT_SLACK_TOKENS = 8
 """KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
+
+COLD_WINDOW_STEP_LINES = 4
+"""The short prompt for a cold cache drops lines above in steps of this many: a step of
+``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
 
 
 class LocalBackend:
@@ -41,6 +46,9 @@ class LocalBackend:
         engine = self.engine
         config = self._settings()
         prompt = self._prompt(query, config)
+        short = self._cold_prompt(query, config, prompt)
+        if short is not None:
+            prompt = short
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
             max_tokens=query.max_tokens,
@@ -55,7 +63,33 @@ class LocalBackend:
             on_text=query.on_text,
             idle=query.idle,
         ))
+        result.stats.short_prompt = short is not None
         return BackendResult(result.text, result.stop_reason, result.stats)
+
+    def _cold_prompt(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
+        """The short prompt to answer from instead of ``full``, or None.
+
+        Only when the cache holds so little of ``full`` that reading the rest at the measured
+        prefill speed would take longer than ``idle.cold_prompt_ms`` (a file just opened, a
+        window moved), and the short prompt (at most ``idle.cold_prompt_tokens``: the lines
+        nearest the cursor, no other files) has less left to read. Idle work then fills the
+        full prompt, so not when idle work is off, nor for a query that may not shorten.
+        """
+        idle = config.idle
+        limit = idle.cold_prompt_tokens
+        if not (idle.enabled and limit and idle.cold_prompt_ms and query.may_shorten) or (
+                len(full.tokens) <= limit):
+            return None
+        engine = self.engine
+        full_new = len(full.tokens) - engine.cached_prefix(full.tokens)
+        if full_new * engine.prefill_token_ms <= idle.cold_prompt_ms:
+            return None
+        prefix, suffix, _ = fit_budgets(query.prefix_tokens, query.suffix_tokens, 0, limit)
+        short = self._prompt(replace(query, extra=(), prefix_tokens=prefix,
+                                     suffix_tokens=suffix, extra_tokens=0), config,
+                             window_step_lines=COLD_WINDOW_STEP_LINES)
+        short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
+        return short if short_new < full_new else None
 
     def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult:
         """Evaluate the prompt onto a spare sequence at idle priority (``engine.prefill``)."""
@@ -73,7 +107,8 @@ class LocalBackend:
             self.engine.update(config)
         return config
 
-    def _prompt(self, query: FimQuery, config: Config) -> Prompt:
+    def _prompt(self, query: FimQuery, config: Config,
+                window_step_lines: int = WINDOW_QUANTUM_LINES) -> Prompt:
         engine = self.engine
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
                             query.recent)
@@ -82,7 +117,8 @@ class LocalBackend:
                             suffix_tokens=query.suffix_tokens,
                             extra_tokens=query.extra_tokens,
                             layout=resolve_layout(config.completion.fim_layout,
-                                                  engine.architecture))
+                                                  engine.architecture),
+                            window_step_lines=window_step_lines)
 
     def count_tokens(self, text: str) -> int:
         return len(self.engine.tokenize(text))
@@ -101,3 +137,4 @@ def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, i
         return prefix, suffix, extra
     scale = max(room, 16) / total
     return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
+

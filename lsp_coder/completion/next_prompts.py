@@ -9,6 +9,8 @@ Three kinds of branch, each a document text and cursor the user is likely to pro
   VS Code and Vim remove auto-indent left on a line);
 - ``window``: a file just opened; only the prefix part of the prompt that any cursor in the
   file's first window will share (the cursor position is not known yet).
+- ``full``: the state as it is, when its answer came from the short prompt for a cold cache:
+  the full prompt, so the keys after it can have it.
 
 The engine is told only "prefill these tokens"; how is its business (local: a spare sequence
 sharing the cached prefix; remote: a prefill-only request).
@@ -60,14 +62,18 @@ class NextPrompt:
 
 
 def after_answer(uri: str, path: str, text: str, offset: int,
-                 suggestion: str) -> list[NextPrompt]:
+                 suggestion: str, cold: bool = False) -> list[NextPrompt]:
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
-    line's end Enter (pressed at every line end) comes before accepting the suggestion."""
+    line's end Enter (pressed at every line end) comes before accepting the suggestion.
+    ``cold``: the answer came from the short prompt for a cold cache; then the branches
+    prepare the short prompts their requests would read, and the full prompt comes last."""
     out: list[NextPrompt] = []
     if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
         out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
+    if cold:
+        out.append(NextPrompt("full", uri, path, text, offset))
     return out
 
 

@@ -84,6 +84,9 @@ class CompletionService:
         self.extra = ExtraContext()
         self.notify: Notify | None = None
         """Where a remote backend's one-per-outage messages go (the server sets it)."""
+        self._cold: set[str] = set()
+        """Documents whose last request was answered from the short prompt for a cold cache
+        (idle work then fills their full prompt)."""
 
     @property
     def engine(self) -> Engine | None:
@@ -177,6 +180,7 @@ class CompletionService:
         """A document closed: drop its suggestions and its place in the extra context."""
         self.suggestions.forget(uri)
         self.extra.forget(uri)
+        self._cold.discard(uri)
 
     def snapshot(self) -> dict[str, Any]:
         """Whether a model is loaded, the load error, the backend, and the KV cache's use.
@@ -247,6 +251,11 @@ class CompletionService:
         query.corpus = self.suggestions.latest(req.uri)
         query.idle = idle
         result = backend.complete(query)
+        if not idle and result.stats is not None and result.stop_reason != "cancelled":
+            if result.stats.short_prompt:
+                self._cold.add(req.uri)
+            else:
+                self._cold.discard(req.uri)
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         if result.stop_reason not in NOT_STORED and text:
@@ -291,7 +300,8 @@ class CompletionService:
 
     def next_prompts(self, req: CompletionRequest, shown: str) -> list[NextPrompt]:
         """What to prepare after ``shown`` was answered for ``req`` (any thread)."""
-        return after_answer(req.uri, req.path or req.uri, req.text, req.offset, shown)
+        return after_answer(req.uri, req.path or req.uri, req.text, req.offset, shown,
+                            cold=req.uri in self._cold)
 
     def opened(self, uri: str, path: str, text: str) -> NextPrompt:
         """What to prepare for a file just opened (any thread)."""
@@ -311,6 +321,7 @@ class CompletionService:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
+        query.may_shorten = nxt.kind not in ("window", "full")
         return backend.prefill(query, shared_only=nxt.kind == "window")
 
     def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> Suggestion:

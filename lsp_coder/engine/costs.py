@@ -18,6 +18,9 @@ from .llama import Context
 
 CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 
+PREFILL_SAMPLE_MIN = 32
+"""The fewest evaluated tokens whose time updates the prefill speed."""
+
 
 class BatchCosts:
     """Milliseconds per decode of b tokens on one sequence (interpolated between sizes).
@@ -72,6 +75,12 @@ class BatchCosts:
         """Blend a real decode's time into the scale of the whole table."""
         if size > 0 and ms > 0:
             self.scale = 0.95 * self.scale + 0.05 * ms / self._calibrated(size)
+
+    def observe_prefill(self, tokens: int, ms: float) -> None:
+        """Blend a real prefill's time per token into ``prefill_token_ms``. Prefills of fewer
+        than ``PREFILL_SAMPLE_MIN`` tokens are left out: their time is mostly fixed costs."""
+        if tokens >= PREFILL_SAMPLE_MIN and ms > 0:
+            self.prefill_token_ms = 0.7 * self.prefill_token_ms + 0.3 * ms / tokens
 
     def as_dict(self) -> dict[int, float]:
         return {k: round(self.ms(k), 1) for k in self._ms}

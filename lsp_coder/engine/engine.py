@@ -132,18 +132,33 @@ class Engine:
     def generate(self, req: GenerateRequest) -> GenerateResult:
         if not self.config.speculative.enabled:
             req.speculative = False
-        if self.draft is None:
-            return self.generator.generate(req)
-        self.draft.ctx.cancel_check = req.cancelled
+        if self.draft is not None:
+            self.draft.ctx.cancel_check = req.cancelled
         try:
-            return self.generator.generate(req)
+            result = self.generator.generate(req)
         finally:
-            self.draft.ctx.cancel_check = None
+            if self.draft is not None:
+                self.draft.ctx.cancel_check = None
+        if result.stop_reason != "cancelled":
+            self.costs.observe_prefill(result.stats.evaluated_tokens, result.stats.prefill_ms)
+        return result
 
     def prefill(self, tokens: list[int],
                 cancelled: Callable[[], bool] = lambda: False) -> PrefillResult:
         """Evaluate ``tokens`` into the prefix cache as idle work (see ``engine.prefill``)."""
-        return prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens)
+        result = prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens)
+        if result.outcome == "done":
+            self.costs.observe_prefill(result.evaluated_tokens, result.prefill_ms)
+        return result
+
+    def cached_prefix(self, tokens: list[int]) -> int:
+        """How many leading tokens of ``tokens`` the prefix cache holds (nothing is changed)."""
+        return self.cache.lookup(tokens)[1]
+
+    @property
+    def prefill_token_ms(self) -> float:
+        """What evaluating one prompt token costs here (measured at load, then by prefills)."""
+        return self.costs.prefill_token_ms
 
     @property
     def ubatches_done(self) -> int:

@@ -64,6 +64,8 @@ class RequestStats:
     near_ties: int = 0
     known_tokens: int = 0
     """Generated tokens taken from the greedy memory (verified without a decode)."""
+    short_prompt: bool = False
+    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from tests.lsp.helpers import (
 pytestmark = pytest.mark.asyncio
 
 
-async def start(tiny_qwen, idle: dict) -> LanguageClient:
+async def start(tiny_qwen, idle: dict, completion: dict | None = None) -> LanguageClient:
     client = make_test_lsp_client()
     await client.start_io(*SERVER, env=server_env())
     await client.initialize_session(types.InitializeParams(
@@ -32,7 +32,8 @@ async def start(tiny_qwen, idle: dict) -> LanguageClient:
         initialization_options={
             "model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_ubatch": 32, "n_batch": 32,
                       "n_threads": 1},
-            "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0},
+            "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0,
+                           **(completion or {})},
             "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
         }))
     assert (await wait_for_model(client))["model_loaded"]
@@ -66,7 +67,11 @@ async def test_a_taken_enter_branch_evaluates_only_the_last_token(tiny_qwen):
     client = await start(tiny_qwen, {"prefetch": False})
     try:
         uri = "file:///tmp/enter.py"
-        text = BODY + "class Stack:\n    def push(self, item):"
+        # The cursor's line is the last of a group of 8 (recent_lines): Enter moves the group
+        # above the text below the cursor, which is evaluated again.
+        text = (BODY + "class Stack:\n" + "".join(f"    size_{i} = {i}\n" for i in range(6))
+                + "    def push(self, item):")
+        assert text.count("\n") % 8 == 7
         open_doc(client, uri, text)
         await inline(client, uri, end_position(text))
         before = await until_idle_done(client, 2)
@@ -153,3 +158,46 @@ async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_sam
         finally:
             await stop(client)
     assert answers[True] == answers[False] and answers[True]
+
+
+async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the_full_one(
+        tiny_qwen):
+    # 5 ms: the tiny model cannot read the cold ~1,000-token prompt in that time, but reads a
+    # few new tokens well within it.
+    client = await start(tiny_qwen, {"prefetch": False, "window": False,
+                                     "cold_prompt_ms": 5, "cold_prompt_tokens": 96})
+    try:
+        uri = "file:///tmp/cold.py"
+        text = BODY + "total = helper_3("
+        open_doc(client, uri, text)
+        shown = await inline(client, uri, end_position(text))
+        first = (await server_stats(client))["recent"][-1]
+        assert first["short_prompt"] and first["prompt_tokens"] <= 96 + 4, first
+        # Enter and accept prefill their short prompts, then "full" the full one.
+        assert shown.items and shown.items[0].insert_text
+        totals = await until_idle_done(client, 3)
+        assert "full" in totals["idle"]["kinds"], totals["idle"]
+        assert totals["idle"]["evaluated_tokens"] > 500, totals["idle"]
+        insert(client, uri, 2, end_position(text), "7")
+        await inline(client, uri, end_position(text + "7"))
+        second = (await server_stats(client))["recent"][-1]
+        assert not second["cached"] and not second["short_prompt"], second
+        assert second["prompt_tokens"] > 500 and second["evaluated_tokens"] <= 4, second
+        assert (await idle_totals(client))["short_prompts"] == 1
+    finally:
+        await stop(client)
+
+
+async def test_without_idle_work_or_cold_prompt_tokens_the_full_prompt_is_read(tiny_qwen):
+    for idle in ({"enabled": False, "cold_prompt_ms": 5},
+                 {"cold_prompt_ms": 5, "cold_prompt_tokens": 0}):
+        client = await start(tiny_qwen, idle)
+        try:
+            uri = "file:///tmp/full.py"
+            text = BODY + "total = helper_3("
+            open_doc(client, uri, text)
+            await inline(client, uri, end_position(text))
+            entry = (await server_stats(client))["recent"][-1]
+            assert not entry["short_prompt"] and entry["prompt_tokens"] > 500, (idle, entry)
+        finally:
+            await stop(client)

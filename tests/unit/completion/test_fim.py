@@ -72,3 +72,36 @@ def test_recent_lines_go_after_the_middle_token_and_the_text_is_unchanged():
                           suffix_tokens=1000, extra_tokens=0).tokens
     middle = tokens.index(3)
     assert "".join(map(chr, tokens[middle + 1 :])) == parts.recent + "lin"  # "e" is healed
+
+
+def test_a_finer_window_step_keeps_a_short_prompts_lines_above():
+    """42 lines of 25 tokens and 150 tokens of room: 16-line steps drop 16, 32, then all 42
+    lines, while 4-line steps stop at the last 6 lines (150 tokens)."""
+    above = "".join(f"value_{i:03} = compute({i:03})\n" for i in range(42))
+    parts = PromptParts((), above, "    ", "\n")
+
+    def above_tokens(step: int) -> int:
+        tokens = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize,
+                              lambda t: "".join(map(chr, t)), prefix_tokens=214,
+                              suffix_tokens=10, extra_tokens=0, window_step_lines=step).tokens
+        return tokens.index(2) - 1
+
+    assert above_tokens(16) == 0
+    assert above_tokens(4) == 150
+
+
+def test_a_recent_line_added_by_enter_keeps_where_a_short_window_starts():
+    """Lines of 12 tokens; 320 tokens of room above the typed line, cut in 4-line steps. Each
+    Enter adds a recent line; the room for them grows in steps of 64 tokens, so the window's
+    start moves at most once in the group of 8 lines, not at every Enter."""
+    text = "".join(f"v_{i:03} = {i:03}\n" for i in range(96))
+    starts = []
+    for line in range(81, 88):  # the cursor on lines 1-7 of the group that starts at 80
+        offset = sum(12 for _ in range(line))
+        parts = split_document(text, offset, prefix_tokens=4000, suffix_tokens=100,
+                               recent_lines=8)
+        tokens = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize,
+                              lambda t: "".join(map(chr, t)), prefix_tokens=384,
+                              suffix_tokens=20, extra_tokens=0, window_step_lines=4).tokens
+        starts.append("".join(map(chr, tokens[1:13])))
+    assert len(set(starts)) <= 2, starts
