@@ -65,15 +65,16 @@ def after_answer(uri: str, path: str, text: str, offset: int,
                  suggestion: str, cold: bool = False) -> list[NextPrompt]:
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
     line's end Enter (pressed at every line end) comes before accepting the suggestion.
-    ``cold``: the answer came from the short prompt for a cold cache; then the branches
-    prepare the short prompts their requests would read, and the full prompt comes last."""
+    ``cold``: the answer came from the short prompt for a cold cache. The full prompt then
+    comes first: it takes many pauses to fill, and requests read the short one until it is
+    filled. The branches after it prepare the short prompts their requests would read."""
     out: list[NextPrompt] = []
+    if cold:
+        out.append(NextPrompt("full", uri, path, text, offset))
     if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
         out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
-    if cold:
-        out.append(NextPrompt("full", uri, path, text, offset))
     return out
 
 
