@@ -91,8 +91,8 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--open-pause-ms", type=float, default=2000.0,
                    help="--idle: time between opening a file and the first key")
     p.add_argument("--parts", action="store_true",
-                   help="--idle: also runs with idle prefill only and with prefill and"
-                        " prefetch, without the short prompt for a cold cache")
+                   help="--idle: also a run with idle prefill only (no prefetch) and one with"
+                        " the short prompt for a cold cache (idle.cold_prompt_ms = 1500)")
     p.add_argument("--baseline", action="store_true",
                    help="--idle: a first run with completion.recent_lines = 0 and no idle work")
     p.add_argument("--documents", action="store_true",
@@ -410,13 +410,11 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
     if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
         plans = {"baseline": _options(args, idle={"enabled": False},
                                       completion={"recent_lines": 0}), **plans}
-    if args.parts:  # the product's idle work, one part at a time
+    if args.parts:  # the product's idle work, one part at a time, and the cold prompt
         plans = {"idle off": plans["idle off"],
-                 "prefill": _options(args, idle={"enabled": True, "prefetch": False,
-                                                 "cold_prompt_tokens": 0}),
-                 "+prefetch": _options(args, idle={"enabled": True, "prefetch": True,
-                                                   "cold_prompt_tokens": 0}),
-                 "idle on": plans["idle on"]}
+                 "prefill": _options(args, idle={"enabled": True, "prefetch": False}),
+                 "idle on": plans["idle on"],
+                 "+cold prompt": _options(args, idle={"enabled": True, "cold_prompt_ms": 1500})}
     summaries = {}
     for name, options in plans.items():
         run = await replay_human(name, traces, options, cadence)

@@ -137,4 +137,3 @@ def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, i
         return prefix, suffix, extra
     scale = max(room, 16) / total
     return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
-

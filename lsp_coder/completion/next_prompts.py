@@ -1,6 +1,6 @@
 """What the next request will probably need, so idle time can prepare its prompt.
 
-Three kinds of branch, each a document text and cursor the user is likely to produce next:
+Four kinds of branch, each a document text and cursor the user is likely to produce next:
 
 - ``accept``: the shown suggestion inserted, the cursor after it;
 - ``enter``: with the cursor at the end of a line, a new line with the indentation an editor
