@@ -162,10 +162,10 @@ async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_sam
 
 async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the_full_one(
         tiny_qwen):
-    # 5 ms: the tiny model cannot read the cold ~1,000-token prompt in that time, but reads a
-    # few new tokens well within it.
+    # 20 ms: the tiny model (about 0.6 ms a token here) cannot read the cold ~1,000-token
+    # prompt in that time, but reads a few new tokens well within it.
     client = await start(tiny_qwen, {"prefetch": False, "window": False,
-                                     "cold_prompt_ms": 5, "cold_prompt_tokens": 96})
+                                     "cold_prompt_ms": 20, "cold_prompt_tokens": 96})
     try:
         uri = "file:///tmp/cold.py"
         text = BODY + "total = helper_3("
@@ -189,8 +189,8 @@ async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the
 
 
 async def test_without_idle_work_or_cold_prompt_tokens_the_full_prompt_is_read(tiny_qwen):
-    for idle in ({"enabled": False, "cold_prompt_ms": 5},
-                 {"cold_prompt_ms": 5, "cold_prompt_tokens": 0}):
+    for idle in ({"enabled": False, "cold_prompt_ms": 20},
+                 {"cold_prompt_ms": 20, "cold_prompt_tokens": 0}):
         client = await start(tiny_qwen, idle)
         try:
             uri = "file:///tmp/full.py"
