@@ -51,9 +51,6 @@ class FimQuery:
     """The document's latest suggestion (n-gram drafts for the local engine)."""
     idle: bool = False
     """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
-    may_shorten: bool = True
-    """Whether the local engine may answer (or prefill) the short prompt for a cold cache
-    instead (``idle.cold_prompt_tokens``); False for idle work that fills the full prompt."""
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..completion.context import WINDOW_QUANTUM_LINES, split_document
 from ..completion.fim import build_prompt
-from ..completion.local_backend import COLD_WINDOW_STEP_LINES, fit_budgets
+from ..completion.local_backend import COLD_WINDOW_STEP_LINES, cold_budgets
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.generator import GenerateRequest
@@ -67,8 +67,8 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
     variants = {"psm": ("psm", 0, full), "spm": ("spm", 0, full),
                 f"psm+{recent}": ("psm", recent, full)}
     cold = config.idle.cold_prompt_tokens
-    if cold:  # as the local backend builds it (``LocalBackend._cold_prompt``)
-        prefix, suffix, _ = fit_budgets(cc.prefix_tokens, cc.suffix_tokens, 0, cold)
+    if cold:
+        prefix, suffix = cold_budgets(cc.prefix_tokens, cc.suffix_tokens, cold)
         variants[f"psm+{recent}, {cold} tok"] = ("psm", recent,
                                                    (prefix, suffix, COLD_WINDOW_STEP_LINES))
 

@@ -73,18 +73,17 @@ class LocalBackend:
         prefill speed would take longer than ``idle.cold_prompt_ms`` (a file just opened, a
         window moved), and the short prompt (at most ``idle.cold_prompt_tokens``: the lines
         nearest the cursor, no other files) has less left to read. Idle work then fills the
-        full prompt, so not when idle work is off, nor for a query that may not shorten.
+        full prompt (idle prefill always reads full prompts), so not when idle work is off.
         """
         idle = config.idle
         limit = idle.cold_prompt_tokens
-        if not (idle.enabled and limit and idle.cold_prompt_ms and query.may_shorten) or (
-                len(full.tokens) <= limit):
+        if not (idle.enabled and limit and idle.cold_prompt_ms) or len(full.tokens) <= limit:
             return None
         engine = self.engine
         full_new = len(full.tokens) - engine.cached_prefix(full.tokens)
         if full_new * engine.prefill_token_ms <= idle.cold_prompt_ms:
             return None
-        prefix, suffix, _ = fit_budgets(query.prefix_tokens, query.suffix_tokens, 0, limit)
+        prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
         short = self._prompt(replace(query, extra=(), prefix_tokens=prefix,
                                      suffix_tokens=suffix, extra_tokens=0), config,
                              window_step_lines=COLD_WINDOW_STEP_LINES)
@@ -137,3 +136,10 @@ def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, i
         return prefix, suffix, extra
     scale = max(room, 16) / total
     return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)
+
+
+def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
+    """The (prefix, suffix) budgets of the short prompt for a cold cache: the full prompt's,
+    scaled down together to ``limit`` tokens, with no other files."""
+    short_prefix, short_suffix, _ = fit_budgets(prefix, suffix, 0, limit)
+    return short_prefix, short_suffix

@@ -65,9 +65,9 @@ def after_answer(uri: str, path: str, text: str, offset: int,
                  suggestion: str, cold: bool = False) -> list[NextPrompt]:
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
     line's end Enter (pressed at every line end) comes before accepting the suggestion.
-    ``cold``: the answer came from the short prompt for a cold cache. The full prompt then
-    comes first: it takes many pauses to fill, and requests read the short one until it is
-    filled. The branches after it prepare the short prompts their requests would read."""
+    ``cold``: the answer came from the short prompt for a cold cache. Its full prompt then
+    comes first: requests read the short one until idle work has filled it. (The branches
+    after it prefill full prompts too, which share it up to the cursor's line.)"""
     out: list[NextPrompt] = []
     if cold:
         out.append(NextPrompt("full", uri, path, text, offset))

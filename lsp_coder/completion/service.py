@@ -321,7 +321,6 @@ class CompletionService:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
-        query.may_shorten = nxt.kind not in ("window", "full")
         return backend.prefill(query, shared_only=nxt.kind == "window")
 
     def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> Suggestion:

@@ -173,7 +173,8 @@ async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the
         shown = await inline(client, uri, end_position(text))
         first = (await server_stats(client))["recent"][-1]
         assert first["short_prompt"] and first["prompt_tokens"] <= 96 + 4, first
-        # "full" fills the full prompt, then Enter and accept prefill their short prompts.
+        # "full" fills the full prompt; Enter and accept then prefill theirs (the same up to the
+        # cursor's line).
         assert shown.items and shown.items[0].insert_text
         totals = await until_idle_done(client, 3)
         assert "full" in totals["idle"]["kinds"], totals["idle"]
