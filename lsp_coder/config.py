@@ -130,6 +130,7 @@ class IdleConfig:
     chunk_tokens: int = _ranged(64, 1, 4096)
     window: bool = True
     prefetch: bool = True
+    take_prefetch: bool = True
     remote: bool = False
     cold_prompt_ms: int = _ranged(0, 0, 600_000)
     cold_prompt_tokens: int = _ranged(384, 0, MAX_TOKENS_ANY)

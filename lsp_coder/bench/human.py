@@ -181,6 +181,11 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
     engine = [k for k in run.keys if not k.cached]
     prompt = sum(k.prompt_tokens for k in engine)
     out["reuse_ratio"] = sum(k.reused_tokens for k in engine) / prompt if prompt else 0.0
+    out["evaluated_by_kind"] = {kind: sum(k.evaluated_tokens for k in engine if k.kind == kind)
+                                for kind in ("open", "enter", "accept", "mid")}
+    out["prefetches_taken"] = run.totals.get("prefetches_taken", 0)
+    out["keys_raw"] = [[k.kind, round(k.latency_ms, 1), k.cached, k.prompt_tokens,
+                        k.evaluated_tokens] for k in run.keys]
     out["accepted_chars"] = run.accepted_chars
     out["short_prompts"] = run.totals.get("short_prompts", 0)
     idle = run.totals.get("idle", {})
@@ -205,6 +210,7 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
     for label, key, fmt in (("prompt tokens from the cache", "reuse_ratio", "{:.1%}"),
                             ("characters typed by accepting", "accepted_chars", "{:.0f}"),
                             ("answers from a short cold prompt", "short_prompts", "{:.0f}"),
+                            ("answers from a running prefetch", "prefetches_taken", "{:.0f}"),
                             ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),
                             ("  of them reused by a request", "idle_used", "{:.0f}"),
                             ("requests that stopped idle work", "idle_preempted", "{:.0f}"),
@@ -212,6 +218,10 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
                             ("wall time (s)", "wall_s", "{:.0f}")):
         lines.append(f"{label:<34}" + "".join(
             f"{fmt.format(summaries[n][key]):>22}" for n in names))
+    lines.append("prompt tokens evaluated by requests, by kind (the cache's misses):")
+    for kind in ("open", "enter", "accept", "mid"):
+        lines.append(f"  {kind:<32}" + "".join(
+            f"{summaries[n]['evaluated_by_kind'][kind]:>22}" for n in names))
     for n in names:
         s = summaries[n]
         mid = s["mid_model"]["p50_ms"]

@@ -93,6 +93,9 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--parts", action="store_true",
                    help="--idle: also a run with idle prefill only (no prefetch) and one with"
                         " the short prompt for a cold cache (idle.cold_prompt_ms = 1500)")
+    p.add_argument("--restart", action="store_true",
+                   help="--idle: also a run where a request stops the prefetch of its own"
+                        " state and starts over (idle.take_prefetch = false)")
     p.add_argument("--baseline", action="store_true",
                    help="--idle: a first run with completion.recent_lines = 0 and no idle work")
     p.add_argument("--documents", action="store_true",
@@ -415,6 +418,12 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
                  "prefill": _options(args, idle={"enabled": True, "prefetch": False}),
                  "idle on": plans["idle on"],
                  "+cold prompt": _options(args, idle={"enabled": True, "cold_prompt_ms": 1500})}
+    if args.restart:  # before: a request stops the prefetch of its own state and starts over
+        on = plans.pop("idle on")
+        plans = {**{k: v for k, v in plans.items() if k != "+cold prompt"},
+                 "restart": _options(args, idle={"enabled": True, "take_prefetch": False}),
+                 "idle on": on, **({"+cold prompt": plans["+cold prompt"]}
+                                   if "+cold prompt" in plans else {})}
     summaries = {}
     for name, options in plans.items():
         run = await replay_human(name, traces, options, cadence)

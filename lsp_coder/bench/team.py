@@ -44,6 +44,8 @@ class EditorResult:
     shown_at_pause: list[float] = field(default_factory=list)
     """Milliseconds from the key before a pause to a non-empty suggestion, per pause."""
     missed_pauses: int = 0
+    empty_at_pause: int = 0
+    """Of the missed pauses, those answered within the pause with nothing to show."""
     backend_requests: int = 0
     prompt_tokens: int = 0
     cached_tokens: int = 0
@@ -67,6 +69,7 @@ class TeamRun:
         return {
             "run": self.name, "editors": self.editors, "keys": keys, "pauses": pauses,
             "shown_at_pause": len(times),
+            "empty_at_pause": sum(r.empty_at_pause for r in self.results),
             "p50_ms": _pct(times, 0.5), "p95_ms": _pct(times, 0.95),
             "p50_all_ms": _pct(every_pause, 0.5), "pause_ms": self.pause_ms,
             "requests_per_key": round(sum(r.backend_requests for r in self.results)
@@ -125,11 +128,12 @@ async def _type(trace: Trace, key_ms: float, pause_ms: float, editor,
         try:
             text = await asyncio.wait_for(asyncio.shield(task), timeout=pause_ms / 1000)
         except TimeoutError:
-            text = ""
+            text = None
         if text:
             result.shown_at_pause.append((time.perf_counter() - sent) * 1000)
         else:
             result.missed_pauses += 1
+            result.empty_at_pause += text is not None
         rest = pause_ms / 1000 - (time.perf_counter() - sent)
         if rest > 0:
             await asyncio.sleep(rest)
@@ -299,13 +303,14 @@ async def run_team(args: argparse.Namespace, files: list[Path]) -> list[dict[str
 
 def table(summaries: list[dict[str, Any]]) -> str:
     head = ("| editors | client | p50 ms, all pauses | p50 / p95 ms, pauses shown"
-            " | shown at pauses | backend requests/key | engine cached prompt |")
+            " | shown at pauses (answered empty) | backend requests/key | engine cached prompt |")
     lines = [head, "|---|---|---|---|---|---|---|"]
     for s in summaries:
         cached = "n/a" if s["cached_fraction"] is None else f"{s['cached_fraction']:.0%}"
         lines.append(f"| {s['editors']} | {s['run']} | {_p50_all(s)} |"
                      f" {s['p50_ms']} / {s['p95_ms']} |"
-                     f" {s['shown_at_pause']}/{s['pauses']} | {s['requests_per_key']} |"
+                     f" {s['shown_at_pause']}/{s['pauses']} ({s.get('empty_at_pause', 0)}) |"
+                     f" {s['requests_per_key']} |"
                      f" {cached} |")
     return "\n".join(lines)
 

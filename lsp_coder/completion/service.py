@@ -323,11 +323,17 @@ class CompletionService:
         query.cancelled = cancelled
         return backend.prefill(query, shared_only=nxt.kind == "window")
 
-    def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> Suggestion:
-        """Generate the suggestion for ``nxt`` into the suggestion cache (idle priority)."""
+    def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool],
+                 answer_early: Callable[[Suggestion], None] | None = None) -> Suggestion:
+        """Generate the suggestion for ``nxt`` into the suggestion cache (idle priority).
+
+        ``answer_early`` gets the complete lines so far once the inline budget has run out,
+        for a request that is waiting on this very state.
+        """
         text, offset = nxt.state()
-        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
-        return self.complete(req, cancelled=cancelled, idle=True)
+        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path,
+                                budget_ms=self.config.completion.inline_budget_ms or None)
+        return self.complete(req, answer_early=answer_early, cancelled=cancelled, idle=True)
 
     def ubatches_done(self) -> int:
         """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""

@@ -36,6 +36,32 @@ class _DocTiming:
 
 
 @dataclass(slots=True)
+class _Ahead:
+    """A running idle job that will generate the suggestion for one document state (a
+    prefetched branch). A request for exactly that state takes its answer instead of stopping
+    it and starting over."""
+
+    uri: str
+    result: asyncio.Future
+    """The prefetched Suggestion; None when the job generated none (its prefill stopped)."""
+    text: str | None = None
+    """The branch's document text and cursor, set once the worker has built them."""
+    offset: int = -1
+    early: Suggestion | None = None
+    """The complete lines it had when the inline budget ran out, if that came first."""
+    taker: _Pending | None = None
+
+    def matches(self, req: CompletionRequest) -> bool:
+        return (req.uri == self.uri and req.offset == self.offset and not self.result.done()
+                and self.text is not None and req.text == self.text)
+
+    def answer_early(self, suggestion: Suggestion) -> None:
+        self.early = suggestion
+        if self.taker is not None:
+            _resolve(self.taker.answer, suggestion)
+
+
+@dataclass(slots=True)
 class _Pending:
     uri: str
     answer: asyncio.Future
@@ -56,6 +82,7 @@ class Scheduler:
         self._idle_queue: list[NextPrompt] = []
         self._idle_token: threading.Event | None = None  # set: the running idle job stops
         self._idle_job: NextPrompt | None = None
+        self._ahead: _Ahead | None = None  # the running idle job, when it prefetches
         self._idle_timer: asyncio.TimerHandle | None = None
         self._preempted_at: int | None = None  # ubatch clock when a request stopped idle work
         self._last_activity = 0.0
@@ -144,7 +171,8 @@ class Scheduler:
         """
         start = time.perf_counter()
         self._note_request(req.uri)
-        self._user_active()
+        ahead = self._ahead if self._ahead is not None and self._ahead.matches(req) else None
+        self._user_active(keep_idle_job=ahead is not None)
         cached = self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)
@@ -159,19 +187,23 @@ class Scheduler:
         pending = _Pending(req.uri, loop.create_future())
         self._pending[req.uri] = pending
         outcome = "ok"
+        delay = 0.0
         try:
-            loading = self._loading
-            if loading is not None:
-                await asyncio.wait((pending.answer, loading),
-                                   return_when=asyncio.FIRST_COMPLETED)
-            delay = self.debounce_s(req.uri)
-            if delay > 0:
-                try:
-                    await asyncio.wait_for(asyncio.shield(pending.answer), timeout=delay)
-                except TimeoutError:
-                    pass
-            if not pending.answer.done():
-                self._start(req, pending, loop)
+            if ahead is not None:
+                self._take_ahead(ahead, req, pending, loop)
+            else:
+                loading = self._loading
+                if loading is not None:
+                    await asyncio.wait((pending.answer, loading),
+                                       return_when=asyncio.FIRST_COMPLETED)
+                delay = self.debounce_s(req.uri)
+                if delay > 0:
+                    try:
+                        await asyncio.wait_for(asyncio.shield(pending.answer), timeout=delay)
+                    except TimeoutError:
+                        pass
+                if not pending.answer.done():
+                    self._start(req, pending, loop)
             if hard_budget_ms is not None:
                 try:
                     await asyncio.wait_for(asyncio.shield(pending.answer),
@@ -195,10 +227,31 @@ class Scheduler:
             self._recent_latency_ms = 0.7 * self._recent_latency_ms + 0.3 * suggestion.latency_ms
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
-                          outcome=outcome if suggestion.stop_reason != "cancelled" else "cancelled")
+                          outcome=outcome if suggestion.stop_reason != "cancelled" else "cancelled",
+                          prefetch_taken=ahead is not None)
         if outcome == "ok" and suggestion.stop_reason not in ("cancelled", "error", "no_model"):
             self._plan_idle(req, suggestion.text)
         return suggestion
+
+    def _take_ahead(self, ahead: _Ahead, req: CompletionRequest, pending: _Pending,
+                    loop: asyncio.AbstractEventLoop) -> None:
+        """Answer ``pending`` from the prefetch already generating its state: its early lines
+        if the budget ran out, then its suggestion; start the engine as usual if the prefetch
+        ends without one (stopped by another request, or its prefill did not finish)."""
+        ahead.taker = pending
+        if ahead.early is not None:
+            _resolve(pending.answer, ahead.early)
+
+        def finished(result: asyncio.Future) -> None:
+            suggestion = result.result()
+            if pending.answer.done() or pending.token.is_set():
+                return
+            if suggestion is None or suggestion.stop_reason == "cancelled":
+                self._start(req, pending, loop)
+            else:
+                _resolve(pending.answer, suggestion)
+
+        ahead.result.add_done_callback(finished)
 
     def _start(self, req: CompletionRequest, pending: _Pending,
                loop: asyncio.AbstractEventLoop, hint: str = "") -> None:
@@ -280,11 +333,13 @@ class Scheduler:
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri] + [window]
         self._schedule_idle()
 
-    def _user_active(self) -> None:
-        """A request came: idle work stops and its plan is stale (windows of other files stay)."""
+    def _user_active(self, keep_idle_job: bool = False) -> None:
+        """A request came: idle work stops (unless it is generating exactly what the request
+        asks for) and its plan is stale (windows of other files stay)."""
         self._last_activity = time.monotonic()
         self._idle_queue = [n for n in self._idle_queue if n.kind == "window"]
-        self._stop_idle()
+        if not keep_idle_job:
+            self._stop_idle()
 
     def _plan_idle(self, req: CompletionRequest, shown: str) -> None:
         """After an answer: its branches come first; a window being prefilled yields to them."""
@@ -331,23 +386,43 @@ class Scheduler:
         self._preempted_at = None
 
         prefetch = config.prefetch and nxt.kind in ("enter", "accept")
+        taken = prefetch and config.take_prefetch
+        ahead = _Ahead(nxt.uri, loop.create_future()) if taken else None
+        self._ahead = ahead
+
+        def publish(text: str, offset: int) -> None:
+            assert ahead is not None
+            ahead.text, ahead.offset = text, offset
+
+        def early(suggestion: Suggestion) -> None:
+            assert ahead is not None
+            loop.call_soon_threadsafe(ahead.answer_early, suggestion)
 
         def job() -> None:
+            made = None
             try:
+                if ahead is not None:
+                    loop.call_soon_threadsafe(publish, *nxt.state())
                 result = self.service.prefill(nxt, token.is_set)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                 if prefetch and result is not None and result.outcome in ("done", "cached"):
-                    made = self.service.prefetch(nxt, token.is_set)
+                    made = self.service.prefetch(nxt, token.is_set,
+                                                 answer_early=early if ahead else None)
                     if made.stats is not None:
                         self.stats.record_prefetch(made.stats, bool(made.text))
             except Exception:  # idle work must never take the server down
                 log.exception("idle work failed")
+            finally:
+                if ahead is not None:
+                    loop.call_soon_threadsafe(_resolve, ahead.result, made)
 
         def done(_future) -> None:
             if self._idle_token is token:
                 self._idle_token = None
                 self._idle_job = None
+            if self._ahead is ahead:
+                self._ahead = None
             self._schedule_idle()
 
         try:
@@ -355,6 +430,7 @@ class Scheduler:
         except RuntimeError:  # shut down
             self._idle_token = None
             self._idle_job = None
+            self._ahead = None
             return
         future.add_done_callback(done)
 
@@ -376,6 +452,6 @@ def _log_failure(future: asyncio.Future) -> None:
         log.error("job: %s", future.exception())
 
 
-def _resolve(future: asyncio.Future, value: Suggestion) -> None:
+def _resolve(future: asyncio.Future, value: Suggestion | None) -> None:
     if not future.done():
         future.set_result(value)

@@ -23,7 +23,7 @@ class Stats:
         self._totals: dict[str, Any] = {
             "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
             "short_prompts": 0, "empty": 0, "shown": 0, "accepted": 0, "draft_proposed": 0,
-            "draft_accepted": 0,
+            "draft_accepted": 0, "prefetches_taken": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
             "idle": {"jobs": 0, "evaluated_tokens": 0, "prefill_ms": 0.0, "preempted": 0,
                      "preempt_wait_ubatches_max": 0, "outcomes": {}, "kinds": {},
@@ -35,15 +35,17 @@ class Stats:
             self._totals[key] += n
 
     def record(self, kind: str, *, text: str, cached: bool, latency_ms: float,
-               stats: RequestStats | None, outcome: str) -> None:
-        """Add one answered request (``outcome``: ok, empty, cancelled, superseded...)."""
+               stats: RequestStats | None, outcome: str, prefetch_taken: bool = False) -> None:
+        """Add one answered request (``outcome``: ok, empty, cancelled, superseded...;
+        ``prefetch_taken``: answered by the idle prefetch that was generating its state)."""
         entry: dict[str, Any] = {"time": time.time(), "kind": kind, "cached": cached,
                                  "latency_ms": round(latency_ms, 2), "outcome": outcome,
-                                 "chars": len(text)}
+                                 "chars": len(text), "prefetch_taken": prefetch_taken}
         with self._lock:
             t = self._totals
             t["requests"] += 1
             t["cache_hits"] += cached
+            t["prefetches_taken"] += prefetch_taken
             if outcome in ("cancelled", "superseded"):
                 t[outcome] += 1
             elif not text:

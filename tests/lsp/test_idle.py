@@ -24,7 +24,8 @@ from tests.lsp.helpers import (
 pytestmark = pytest.mark.asyncio
 
 
-async def start(tiny_qwen, idle: dict, completion: dict | None = None) -> LanguageClient:
+async def start(tiny_qwen, idle: dict, completion: dict | None = None,
+                speculative: bool = True) -> LanguageClient:
     client = make_test_lsp_client()
     await client.start_io(*SERVER, env=server_env())
     await client.initialize_session(types.InitializeParams(
@@ -35,6 +36,7 @@ async def start(tiny_qwen, idle: dict, completion: dict | None = None) -> Langua
             "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0,
                            **(completion or {})},
             "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
+            "speculative": {"enabled": speculative},
         }))
     assert (await wait_for_model(client))["model_loaded"]
     return client
@@ -158,6 +160,36 @@ async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_sam
         finally:
             await stop(client)
     assert answers[True] == answers[False] and answers[True]
+
+
+async def test_a_request_for_the_state_being_prefetched_takes_the_prefetch_answer(tiny_qwen):
+    def text_of(attempt: int) -> str:
+        return f"# {attempt}\n" + BODY + "class Queue:\n    def put(self, item):"
+
+    # Enter is sent as soon as the first answer is back, while the Enter branch is prefilled
+    # and its suggestion generated (start_after_ms 0); a few tries catch the generation running.
+    client = await start(tiny_qwen, {"prefetch": True},
+                         {"max_tokens": 64, "max_lines": 8}, speculative=False)
+    try:
+        for attempt in range(20):
+            uri = f"file:///tmp/ahead{attempt}.py"
+            _, taken, _ = await answer_then_enter(client, uri, text_of(attempt), "        ",
+                                                  idle_work=False)
+            entry = (await server_stats(client))["recent"][-1]
+            if entry["prefetch_taken"]:
+                break
+        assert entry["prefetch_taken"] and not entry["cached"], entry
+        assert (await idle_totals(client))["prefetches_taken"] >= 1
+    finally:
+        await stop(client)
+    client = await start(tiny_qwen, {"enabled": False},
+                         {"max_tokens": 64, "max_lines": 8}, speculative=False)
+    try:
+        _, fresh, _ = await answer_then_enter(client, "file:///tmp/fresh.py", text_of(attempt),
+                                              "        ", idle_work=False)
+    finally:
+        await stop(client)
+    assert [i.insert_text for i in taken.items] == [i.insert_text for i in fresh.items]
 
 
 async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the_full_one(
