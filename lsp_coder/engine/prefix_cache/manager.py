@@ -369,12 +369,33 @@ class PrefixCache:
         return victim
 
     def _spare_seq(self, exclude: int | None) -> _Seq | None:
-        """An empty sequence or the least recently used branch (never a request's)."""
+        """An empty sequence, else the least recently used branch, else a stale request
+        sequence (see ``_stale_seq``); None when there is none of these."""
         spare = [s for s in self._seqs if s.seq_id != exclude
                  and (not s.tokens or s.idle_from is not None)]
         if not spare:
-            return None
+            return self._stale_seq(exclude)
         return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
+
+    def _stale_seq(self, exclude: int | None) -> _Seq | None:
+        """A request's sequence that holds little of its own: an older state of a prompt that
+        other sequences hold up to near its end (the line before an Enter, a branch that was
+        taken and then typed past). Without this, every taken branch turns a spare sequence
+        into a request's, and after ``n_seq_max`` of them idle work has nowhere to go.
+
+        Never the most recently used sequence or ``exclude``, and never one whose own tokens
+        (held by no other sequence) are more than a quarter of it and more than two blocks:
+        a document's only copy of its prompt stays.
+        """
+        newest = max(self._seqs, key=lambda s: s.last_used)
+        stale = []
+        for seq in self._seqs:
+            if seq.seq_id == exclude or seq is newest or not seq.tokens:
+                continue
+            own = self._own_tail(seq, 0)
+            if own <= max(2 * self.block_size, len(seq.tokens) // 4):
+                stale.append((own, seq.last_used, seq))
+        return min(stale, key=lambda t: t[:2])[2] if stale else None
 
     def _append(self, seq: _Seq, tokens: list[int], idle: bool = False) -> None:
         if not tokens:

@@ -125,3 +125,23 @@ def test_a_request_evicts_branches_before_live_documents(model):
     assert held(cache, a) == len(a)
     assert held(cache, branch) < len(branch)
     cache.check()
+
+
+def test_taken_branches_leave_a_spare_sequence_for_the_next_ones(model):
+    # Each taken branch becomes a request's sequence, and the state before it stays in its
+    # own: with 3 sequences, the second branch found none spare before stale states were
+    # reclaimed.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    other = model.tokenize(SOURCE_B * 2)[:100]  # another document: its only copy
+    generate(cache, model, other, n=2)
+    state = model.tokenize(SOURCE_A * 2)[:120]
+    generate(cache, model, state, n=2)
+    for i in range(6):
+        branch = state + model.tokenize(f"\n    line_{i} = {i}\n")
+        result = prefill(cache, branch, NEVER, chunk_tokens=16)
+        assert result.outcome == "done", (i, result)
+        state = branch + model.tokenize(f"    x_{i} = 1")
+        taken = generate(cache, model, state, n=2)
+        assert taken.stats.reused_tokens == len(branch)
+        assert held(cache, other) == len(other)
+        cache.check()
