@@ -307,30 +307,33 @@ class CompletionService:
         """What to prepare for a file just opened (any thread)."""
         return document_window(uri, path, text, self.config.completion.prefix_tokens)
 
-    def prefill(self, nxt: NextPrompt, cancelled: Callable[[], bool]) -> PrefillResult | None:
+    def prefill(self, nxt: NextPrompt, state: tuple[str, int],
+                cancelled: Callable[[], bool]) -> PrefillResult | None:
         """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
 
-        A ``window`` holds only the prompt's part before the text below the cursor. Stops
+        ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
+        ``window`` holds only the prompt's part before the text below the cursor. Stops
         within one ubatch once ``cancelled`` is true. None when there is no model or the
         backend cannot prefill.
         """
         backend = self.backend
         if backend is None:
             return None
-        text, offset = nxt.state()
+        text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
         return backend.prefill(query, shared_only=nxt.kind == "window")
 
-    def prefetch(self, nxt: NextPrompt, cancelled: Callable[[], bool],
+    def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
                  answer_early: Callable[[Suggestion], None] | None = None) -> Suggestion:
-        """Generate the suggestion for ``nxt`` into the suggestion cache (idle priority).
+        """Generate the suggestion for ``nxt`` (at ``state``, its ``nxt.state()``) into the
+        suggestion cache (idle priority).
 
         ``answer_early`` gets the complete lines so far once the inline budget has run out,
         for a request that is waiting on this very state.
         """
-        text, offset = nxt.state()
+        text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path,
                                 budget_ms=self.config.completion.inline_budget_ms or None)
         return self.complete(req, answer_early=answer_early, cancelled=cancelled, idle=True)

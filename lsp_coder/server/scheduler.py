@@ -401,13 +401,14 @@ class Scheduler:
         def job() -> None:
             made = None
             try:
+                state = nxt.state()
                 if ahead is not None:
-                    loop.call_soon_threadsafe(publish, *nxt.state())
-                result = self.service.prefill(nxt, token.is_set)
+                    loop.call_soon_threadsafe(publish, *state)
+                result = self.service.prefill(nxt, state, token.is_set)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                 if prefetch and result is not None and result.outcome in ("done", "cached"):
-                    made = self.service.prefetch(nxt, token.is_set,
+                    made = self.service.prefetch(nxt, state, token.is_set,
                                                  answer_early=early if ahead else None)
                     if made.stats is not None:
                         self.stats.record_prefetch(made.stats, bool(made.text))
