@@ -418,12 +418,11 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
                  "prefill": _options(args, idle={"enabled": True, "prefetch": False}),
                  "idle on": plans["idle on"],
                  "+cold prompt": _options(args, idle={"enabled": True, "cold_prompt_ms": 1500})}
-    if args.restart:  # before: a request stops the prefetch of its own state and starts over
-        on = plans.pop("idle on")
-        plans = {**{k: v for k, v in plans.items() if k != "+cold prompt"},
-                 "restart": _options(args, idle={"enabled": True, "take_prefetch": False}),
-                 "idle on": on, **({"+cold prompt": plans["+cold prompt"]}
-                                   if "+cold prompt" in plans else {})}
+    if args.restart:  # just before "idle on": a request restarts the prefetch of its state
+        runs = list(plans.items())
+        runs.insert(list(plans).index("idle on"),
+                    ("restart", _options(args, idle={"enabled": True, "take_prefetch": False})))
+        plans = dict(runs)
     summaries = {}
     for name, options in plans.items():
         run = await replay_human(name, traces, options, cadence)

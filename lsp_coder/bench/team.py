@@ -309,7 +309,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
         cached = "n/a" if s["cached_fraction"] is None else f"{s['cached_fraction']:.0%}"
         lines.append(f"| {s['editors']} | {s['run']} | {_p50_all(s)} |"
                      f" {s['p50_ms']} / {s['p95_ms']} |"
-                     f" {s['shown_at_pause']}/{s['pauses']} ({s.get('empty_at_pause', 0)}) |"
+                     f" {s['shown_at_pause']}/{s['pauses']} ({s['empty_at_pause']}) |"
                      f" {s['requests_per_key']} |"
                      f" {cached} |")
     return "\n".join(lines)
