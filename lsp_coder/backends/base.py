@@ -83,12 +83,15 @@ class Backend(Protocol):
         """How many tokens ``text`` is for this backend's model."""
         ...
 
-    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+    def prefill(self, query: FimQuery, shared_only: bool = False,
+                full_prompt: bool = False) -> PrefillResult | None:
         """Evaluate the prompt of ``query`` into the cache without generating, stopping soon
         after ``query.cancelled`` turns true; None when the backend cannot.
 
-        ``shared_only``: only the part before the text below the cursor (a file's window,
-        shared by every cursor in it).
+        By default the prompt a request for ``query`` would read now. ``shared_only``: only
+        the part before the text below the cursor (a file's window, shared by every cursor
+        in it). ``full_prompt``: the full prompt even where a request would now read a
+        shorter one (the local engine's short prompt for a cold cache).
         """
         ...
 

@@ -67,7 +67,8 @@ class LlamaServerBackend(RemoteBackend):
         answer = self.transport.post_json(self.tokenize_path, {"content": text}, timeout_s=5.0)
         return len(answer["tokens"])
 
-    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+    def prefill(self, query: FimQuery, shared_only: bool = False,
+                full_prompt: bool = False) -> PrefillResult | None:
         """Evaluate the prompt into a slot's cache: ``n_predict: 0``.
 
         Streamed, so ``query.cancelled`` closes the request (the engine drops the task).

@@ -132,7 +132,8 @@ class RemoteBackend:
         return BackendResult(text, reason, self._stats(final, first_ms, elapsed),
                              server_cached_tokens=final.cached_tokens)
 
-    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult | None:
+    def prefill(self, query: FimQuery, shared_only: bool = False,
+                full_prompt: bool = False) -> PrefillResult | None:
         return None  # only llama-server has a prefill-only request
 
     def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:

@@ -1,10 +1,13 @@
 """``lsp-coder bench --idle``: typing at a human cadence, idle-time prefill off and on.
 
-Each file is opened, left alone for ``--open-pause-ms`` (the user reads it), then its cut
-lines are typed back: one key every ``--key-ms``, a pause of ``--line-pause-ms`` at each line's
-end before Enter, Enter inserting the indentation an editor would (fixed up with spaces or
-backspaces when the file has another), and a suggestion accepted (after ``--read-ms``) when the
-file goes on with it. Every request is classified by the keystroke it follows:
+Each file is opened with the cursor where the typing will start (the client asks for the
+highlights there, as VS Code and Emacs eglot do wherever the cursor rests; ``--no-highlight``:
+it does not, as Neovim and Helix by default), left alone for ``--open-pause-ms`` (the user
+reads it), then its cut lines are typed back: one key every ``--key-ms``, a pause of
+``--line-pause-ms`` at each line's end before Enter, Enter inserting the indentation an editor
+would (fixed up with spaces or backspaces when the file has another), and a suggestion
+accepted (after ``--read-ms``) when the file goes on with it. Every request is classified by
+the keystroke it follows:
 
 - ``open``: the first in a file opened ``--open-pause-ms`` earlier;
 - ``enter``: right after Enter;
@@ -57,6 +60,8 @@ class Cadence:
     line_pause_ms: float = 1500.0
     read_ms: float = 800.0
     open_pause_ms: float = 2000.0
+    highlight: bool = True
+    """Ask for the highlights at the cursor when a file is opened."""
 
 
 def editor_indent(line: str, python: bool = True) -> str:
@@ -112,7 +117,10 @@ async def replay_human(name: str, traces: list[Trace], options: dict[str, Any],
     try:
         for trace in traces:
             session.open(trace.uri, trace.text)
-            await asyncio.sleep(cadence.open_pause_ms / 1000)
+            opened = time.perf_counter()
+            if cadence.highlight:
+                await session.highlight(trace.offset)
+            await _pause(cadence.open_pause_ms, opened)
             await _type_trace(session, trace, run, cadence, accept)
             print(f"  {name}: {trace.path.name} done, {len(run.keys)} keys", flush=True)
         run.totals = (await session.stats())["totals"]

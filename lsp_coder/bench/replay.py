@@ -90,9 +90,17 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="--idle: time spent reading a suggestion before accepting it")
     p.add_argument("--open-pause-ms", type=float, default=2000.0,
                    help="--idle: time between opening a file and the first key")
+    p.add_argument("--no-highlight", action="store_true",
+                   help="--idle: the client does not tell the cursor when it opens a file (no"
+                        " textDocument/documentHighlight, as Neovim and Helix by default)")
+    p.add_argument("--cold", action="store_true",
+                   help="--idle: also a run with the short prompt for a cold cache")
+    p.add_argument("--cold-ms", type=float, default=1500.0,
+                   help="--idle: idle.cold_prompt_ms of the --cold and --parts run")
+    p.add_argument("--cold-tokens", type=int, default=0,
+                   help="--idle: idle.cold_prompt_tokens of that run (0: the default)")
     p.add_argument("--parts", action="store_true",
-                   help="--idle: also a run with idle prefill only (no prefetch) and one with"
-                        " the short prompt for a cold cache (idle.cold_prompt_ms = 1500)")
+                   help="--idle: also a run with idle prefill only (no prefetch), and --cold")
     p.add_argument("--restart", action="store_true",
                    help="--idle: also a run where a request stops the prefetch of its own"
                         " state and starts over (idle.take_prefetch = false)")
@@ -405,7 +413,8 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
 
     files = args.files or default_files()
     traces = [make_trace(Path(f), args.lines) for f in files]
-    cadence = Cadence(args.key_ms, args.line_pause_ms, args.read_ms, args.open_pause_ms)
+    cadence = Cadence(args.key_ms, args.line_pause_ms, args.read_ms, args.open_pause_ms,
+                      highlight=not args.no_highlight)
     print(f"bench --idle: {', '.join(t.path.name for t in traces)};"
           f" {sum(len(t.typed) for t in traces)} characters", flush=True)
     plans = {"idle off": _options(args, idle={"enabled": False}),
@@ -413,11 +422,15 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
     if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
         plans = {"baseline": _options(args, idle={"enabled": False},
                                       completion={"recent_lines": 0}), **plans}
-    if args.parts:  # the product's idle work, one part at a time, and the cold prompt
+    if args.parts:  # the product's idle work, one part at a time
         plans = {"idle off": plans["idle off"],
                  "prefill": _options(args, idle={"enabled": True, "prefetch": False}),
-                 "idle on": plans["idle on"],
-                 "+cold prompt": _options(args, idle={"enabled": True, "cold_prompt_ms": 1500})}
+                 "idle on": plans["idle on"]}
+    if args.parts or args.cold:
+        cold = {"enabled": True, "cold_prompt_ms": args.cold_ms}
+        if args.cold_tokens:
+            cold["cold_prompt_tokens"] = args.cold_tokens
+        plans["+cold prompt"] = _options(args, idle=cold)
     if args.restart:  # just before "idle on": a request restarts the prefetch of its state
         runs = list(plans.items())
         runs.insert(list(plans).index("idle on"),

@@ -151,6 +151,15 @@ class Session:
         items = result.items if isinstance(result, types.InlineCompletionList) else (result or [])
         return str(items[0].insert_text) if items else ""
 
+    async def highlight(self, offset: int) -> int:
+        """Ask for the highlights at ``offset`` as VS Code does where the cursor rests; how
+        many ranges came back."""
+        result = await self.client.text_document_document_highlight_async(
+            types.DocumentHighlightParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri),
+                position=position_at(self.text, offset)))
+        return len(result or [])
+
     async def close(self) -> None:
         try:
             await asyncio.wait_for(self.client.shutdown_async(None), timeout=30)

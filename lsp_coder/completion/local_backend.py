@@ -45,10 +45,7 @@ class LocalBackend:
     def complete(self, query: FimQuery) -> BackendResult:
         engine = self.engine
         config = self._settings()
-        prompt = self._prompt(query, config)
-        short = self._cold_prompt(query, config, prompt)
-        if short is not None:
-            prompt = short
+        prompt, short = self._request_prompt(query, config)
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
             max_tokens=query.max_tokens,
@@ -63,8 +60,14 @@ class LocalBackend:
             on_text=query.on_text,
             idle=query.idle,
         ))
-        result.stats.short_prompt = short is not None
+        result.stats.short_prompt = short
         return BackendResult(result.text, result.stop_reason, result.stats)
+
+    def _request_prompt(self, query: FimQuery, config: Config) -> tuple[Prompt, bool]:
+        """The prompt a request for ``query`` reads now, and whether it is the short one."""
+        prompt = self._prompt(query, config)
+        short = self._cold_prompt(query, config, prompt)
+        return (prompt, False) if short is None else (short, True)
 
     def _cold_prompt(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
         """The short prompt to answer from instead of ``full``, or None.
@@ -73,7 +76,7 @@ class LocalBackend:
         prefill speed would take longer than ``idle.cold_prompt_ms`` (a file just opened, a
         window moved), and the short prompt (at most ``idle.cold_prompt_tokens``: the lines
         nearest the cursor, no other files) has less left to read. Idle work then fills the
-        full prompt (idle prefill always reads full prompts), so not when idle work is off.
+        full prompt (a ``full`` branch), so not when idle work is off.
         """
         idle = config.idle
         limit = idle.cold_prompt_tokens
@@ -90,10 +93,16 @@ class LocalBackend:
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
         return short if short_new < full_new else None
 
-    def prefill(self, query: FimQuery, shared_only: bool = False) -> PrefillResult:
-        """Evaluate the prompt onto a spare sequence at idle priority (``engine.prefill``)."""
+    def prefill(self, query: FimQuery, shared_only: bool = False,
+                full_prompt: bool = False) -> PrefillResult:
+        """Evaluate a prompt onto a spare sequence at idle priority (``engine.prefill``): the
+        one a request would read (``Backend.prefill``)."""
         engine = self.engine
-        tokens = self._prompt(query, self._settings()).tokens
+        config = self._settings()
+        if shared_only or full_prompt:
+            tokens = self._prompt(query, config).tokens
+        else:
+            tokens = self._request_prompt(query, config)[0].tokens
         suffix = engine.template.suffix
         if shared_only and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]

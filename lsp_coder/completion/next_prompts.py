@@ -1,6 +1,6 @@
 """What the next request will probably need, so idle time can prepare its prompt.
 
-Four kinds of branch, each a document text and cursor the user is likely to produce next:
+Five kinds, each a document text and cursor the user is likely to produce next:
 
 - ``accept``: the shown suggestion inserted, the cursor after it;
 - ``enter``: with the cursor at the end of a line, a new line with the indentation an editor
@@ -9,6 +9,9 @@ Four kinds of branch, each a document text and cursor the user is likely to prod
   VS Code and Vim remove auto-indent left on a line);
 - ``window``: a file just opened; only the prefix part of the prompt that any cursor in the
   file's first window will share (the cursor position is not known yet).
+- ``cursor``: the cursor the client reported outside a completion request (a
+  ``textDocument/documentHighlight`` request, which VS Code and Emacs eglot send wherever the
+  cursor comes to rest): the prompt a request there would read;
 - ``full``: the state as it is, when its answer came from the short prompt for a cold cache:
   the full prompt, so the keys after it can have it.
 
@@ -65,16 +68,17 @@ def after_answer(uri: str, path: str, text: str, offset: int,
                  suggestion: str, cold: bool = False) -> list[NextPrompt]:
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
     line's end Enter (pressed at every line end) comes before accepting the suggestion.
-    ``cold``: the answer came from the short prompt for a cold cache. Its full prompt then
-    comes first: requests read the short one until idle work has filled it. (The branches
-    after it prefill full prompts too, which share it up to the cursor's line.)"""
+    ``cold``: the answer came from the short prompt for a cold cache. Requests keep reading
+    short prompts until idle work has filled the full one, so the Enter and accept branches
+    (whose prefill reads the prompt a request would read) come first and the full prompt, a
+    long job that goes on from where it stopped, takes the idle time left."""
     out: list[NextPrompt] = []
-    if cold:
-        out.append(NextPrompt("full", uri, path, text, offset))
     if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
         out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
+    if cold:
+        out.append(NextPrompt("full", uri, path, text, offset))
     return out
 
 

@@ -307,14 +307,20 @@ class CompletionService:
         """What to prepare for a file just opened (any thread)."""
         return document_window(uri, path, text, self.config.completion.prefix_tokens)
 
+    def cursor_at(self, uri: str, path: str, text: str, offset: int) -> NextPrompt:
+        """What to prepare for a cursor the client reported without asking to complete."""
+        return NextPrompt("cursor", uri, path, text, offset)
+
     def prefill(self, nxt: NextPrompt, state: tuple[str, int],
                 cancelled: Callable[[], bool]) -> PrefillResult | None:
         """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
-        ``window`` holds only the prompt's part before the text below the cursor. Stops
-        within one ubatch once ``cancelled`` is true. None when there is no model or the
-        backend cannot prefill.
+        ``window`` holds only the prompt's part before the text below the cursor, a ``full``
+        the full prompt; the other kinds the prompt a request for the state would read now
+        (the short one for a cold cache, see ``idle.cold_prompt_ms``). Stops within one
+        ubatch once ``cancelled`` is true. None when there is no model or the backend cannot
+        prefill.
         """
         backend = self.backend
         if backend is None:
@@ -323,7 +329,8 @@ class CompletionService:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
-        return backend.prefill(query, shared_only=nxt.kind == "window")
+        return backend.prefill(query, shared_only=nxt.kind == "window",
+                               full_prompt=nxt.kind == "full")
 
     def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
                  answer_early: Callable[[Suggestion], None] | None = None) -> Suggestion:

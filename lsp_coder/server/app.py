@@ -19,6 +19,7 @@ from ..completion.service import CompletionRequest, CompletionService, Suggestio
 from ..config import Config, ConfigError, apply
 from .documents import word_start
 from .health import register_health_commands
+from .highlights import word_highlights
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
@@ -191,6 +192,14 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.service.forget(params.text_document.uri)
         ls.scheduler.forget(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+    def document_highlight(ls: LspCoderServer, params: types.DocumentHighlightParams):
+        req, doc, position = ls.request(params.text_document.uri, params.position, None)
+        if req is None:
+            return None
+        ls.scheduler.cursor_moved(req.uri, req.path, req.text, req.offset)
+        return word_highlights(doc, position)
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):

@@ -154,7 +154,10 @@ class Document:
     def clamp(self, position: types.Position) -> types.Position:
         """The position the client means: past a line's end is its end, past the document's
         end is the document's end."""
-        offset = self.unit_offset(position)
+        return self.position(self.unit_offset(position))
+
+    def position(self, offset: int) -> types.Position:
+        """The LSP position of ``offset`` (an index into the units), in the client's units."""
         line = int(np.searchsorted(self._starts, offset, side="right"))
         start = 0 if line == 0 else int(self._starts[line - 1])
         return types.Position(line=line, character=self.client_units(

@@ -28,6 +28,9 @@ from .stats import Stats
 
 log = logging.getLogger(__name__)
 
+HINTS = ("window", "cursor")
+"""Idle jobs from where the user is (a file opened, a cursor reported), not from an answer."""
+
 
 @dataclass(slots=True)
 class _DocTiming:
@@ -172,7 +175,7 @@ class Scheduler:
         start = time.perf_counter()
         self._note_request(req.uri)
         ahead = self._ahead if self._ahead is not None and self._ahead.matches(req) else None
-        self._user_active(keep_idle_job=ahead is not None)
+        self._user_active(req.uri, keep_idle_job=ahead is not None)
         cached = self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)
@@ -333,23 +336,41 @@ class Scheduler:
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri] + [window]
         self._schedule_idle()
 
-    def _user_active(self, keep_idle_job: bool = False) -> None:
+    def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
+        """The client reported where the cursor rests (not a completion request): prepare the
+        prompt a request there would read, after the branches of the last answer and before
+        other files' windows. It replaces the file's window and earlier cursor."""
+        config = self._idle_config()
+        if not config.enabled or not self.service.prefills:
+            return
+        running = self._idle_job
+        if running is not None and running.uri == uri and running.kind in HINTS:
+            self._stop_idle(measure=False)
+        queue = [n for n in self._idle_queue if not (n.uri == uri and n.kind in HINTS)]
+        branches = [n for n in queue if n.kind not in HINTS]
+        hints = [n for n in queue if n.kind in HINTS]
+        self._idle_queue = branches + [self.service.cursor_at(uri, path, text, offset)] + hints
+        self._schedule_idle()
+
+    def _user_active(self, uri: str, keep_idle_job: bool = False) -> None:
         """A request came: idle work stops (unless it is generating exactly what the request
-        asks for) and its plan is stale (windows of other files stay)."""
+        asks for) and its plan is stale (other files' windows and cursors stay)."""
         self._last_activity = time.monotonic()
-        self._idle_queue = [n for n in self._idle_queue if n.kind == "window"]
+        self._idle_queue = [n for n in self._idle_queue
+                            if n.kind == "window" or (n.kind == "cursor" and n.uri != uri)]
         if not keep_idle_job:
             self._stop_idle()
 
     def _plan_idle(self, req: CompletionRequest, shown: str) -> None:
-        """After an answer: its branches come first; a window being prefilled yields to them."""
+        """After an answer: its branches come first; a window or cursor being prefilled
+        yields to them."""
         if not self._idle_config().enabled or not self.service.prefills:
             return
         self._last_activity = time.monotonic()
         branches = self.service.next_prompts(req, shown)
-        windows = [n for n in self._idle_queue if n.kind == "window" and n.uri != req.uri]
+        windows = [n for n in self._idle_queue if n.kind in HINTS and n.uri != req.uri]
         running = self._idle_job
-        if branches and running is not None and running.kind == "window":
+        if branches and running is not None and running.kind in HINTS:
             self._stop_idle(measure=False)
             if running.uri != req.uri:
                 windows.append(running)  # it goes on from the chunks it finished

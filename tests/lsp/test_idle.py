@@ -205,8 +205,8 @@ async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the
         shown = await inline(client, uri, end_position(text))
         first = (await server_stats(client))["recent"][-1]
         assert first["short_prompt"] and first["prompt_tokens"] <= 96 + 4, first
-        # "full" fills the full prompt; Enter and accept then prefill theirs (the same up to the
-        # cursor's line).
+        # Enter and accept prefill the prompts a request would read (short ones, the cache is
+        # still cold); "full" then fills the full prompt.
         assert shown.items and shown.items[0].insert_text
         totals = await until_idle_done(client, 3)
         assert "full" in totals["idle"]["kinds"], totals["idle"]
@@ -234,3 +234,44 @@ async def test_without_idle_work_or_cold_prompt_tokens_the_full_prompt_is_read(t
             assert not entry["short_prompt"] and entry["prompt_tokens"] > 500, (idle, entry)
         finally:
             await stop(client)
+
+
+def highlight(client: LanguageClient, uri: str, position: types.Position):
+    return client.text_document_document_highlight_async(types.DocumentHighlightParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position))
+
+
+async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_qwen):
+    for cold in ({}, {"cold_prompt_ms": 20, "cold_prompt_tokens": 96}):
+        client = await start(tiny_qwen, {"prefetch": False, "window": False, **cold})
+        try:
+            uri = "file:///tmp/cursor.py"
+            open_doc(client, uri, BODY)
+            # The cursor rests inside the document, on `value` (line 121: "    return value...").
+            cursor = types.Position(line=121, character=len("    return val"))
+            highlights = await highlight(client, uri, cursor)
+            lines = [h.range.start.line for h in highlights]
+            assert len(lines) == 120 and 121 in lines, lines  # `value` twice in each helper
+            assert all(h.range.end.character - h.range.start.character == len("value")
+                       for h in highlights)
+            totals = await until_idle_done(client, 1)
+            assert totals["idle"]["kinds"]["cursor"]["evaluated_tokens"] > 0, totals["idle"]
+            await inline(client, uri, cursor)
+            entry = (await server_stats(client))["recent"][-1]
+            assert not entry["cached"] and entry["evaluated_tokens"] <= 1, (cold, entry)
+            assert entry["short_prompt"] == bool(cold), (cold, entry)
+        finally:
+            await stop(client)
+
+
+async def test_highlights_answer_bad_positions_and_closed_documents(tiny_qwen):
+    client = await start(tiny_qwen, {"enabled": False})
+    try:
+        uri = "file:///tmp/hl.py"
+        open_doc(client, uri, "x = 1\n")
+        assert list(await highlight(client, uri, types.Position(line=40, character=99))) == []
+        assert await highlight(client, "file:///tmp/not-open.py",
+                               types.Position(line=0, character=0)) is None
+        assert (await idle_totals(client))["idle"]["jobs"] == 0
+    finally:
+        await stop(client)

@@ -19,7 +19,8 @@ POSITION = {"line": 3, "character": 8}
 INLINE = {"textDocument": {"uri": URI}, "position": POSITION,
           "context": {"triggerKind": 2}}
 COMPLETION = {"textDocument": {"uri": URI}, "position": POSITION}
-PARAMS = {"textDocument/inlineCompletion": INLINE, "textDocument/completion": COMPLETION}
+PARAMS = {"textDocument/inlineCompletion": INLINE, "textDocument/completion": COMPLETION,
+          "textDocument/documentHighlight": COMPLETION}
 
 
 @pytest.fixture(scope="module")
@@ -248,6 +249,8 @@ FIELDS = {
                                       "context.triggerKind", "context.selectedCompletionInfo"],
     "textDocument/completion": ["textDocument", "textDocument.uri", "position", "position.line",
                                 "position.character", "context"],
+    "textDocument/documentHighlight": ["textDocument", "textDocument.uri", "position",
+                                       "position.line", "position.character"],
 }
 REQUESTS = [(method, path) for method, paths in FIELDS.items() for path in paths]
 SLOW = settings(max_examples=60, deadline=None,

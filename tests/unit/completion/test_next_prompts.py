@@ -64,8 +64,8 @@ def test_after_answer_names_enter_then_accept():
     assert [k.kind for k in shown] == ["enter", "accept"]
     assert shown[0].state() == ("x = 1\n", 6)
     cold = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2", cold=True)
-    assert [k.kind for k in cold] == ["full", "enter", "accept"]
-    assert cold[0].state() == ("x = 1", 5)
+    assert [k.kind for k in cold] == ["enter", "accept", "full"]
+    assert cold[2].state() == ("x = 1", 5)
 
 
 def test_document_window_is_shared_by_every_cursor_of_the_first_window():

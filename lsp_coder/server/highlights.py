@@ -1,0 +1,49 @@
+"""``textDocument/documentHighlight``: the other occurrences of the word at the cursor.
+
+The same answer an editor computes itself when no server offers highlights (VS Code's
+textual fallback), so offering the request takes nothing away from the user. The server
+offers it because VS Code and Emacs eglot send it wherever the cursor comes to rest: that
+tells idle work where the next completion request will probably be.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from .document_store import Document
+
+SCAN_UNITS = 100_000
+"""How far before and after the cursor occurrences are looked for (a 5 MB file is not scanned
+whole on every cursor move)."""
+
+MAX_HIGHLIGHTS = 1000
+
+
+def _word_char(unit: str) -> bool:
+    return unit.isalnum() or unit == "_"
+
+
+def word_highlights(doc: Document, position: types.Position) -> list[types.DocumentHighlight]:
+    """Text highlights of the identifier at (or just before) ``position``; [] for none."""
+    units = doc.units
+    offset = doc.unit_offset(position)
+    start = end = offset
+    while start > 0 and _word_char(units[start - 1]):
+        start -= 1
+    while end < len(units) and _word_char(units[end]):
+        end += 1
+    word = units[start:end]
+    if not word or word[0].isdigit():
+        return []
+    pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)")
+    out: list[types.DocumentHighlight] = []
+    lo, hi = max(0, offset - SCAN_UNITS), min(len(units), offset + SCAN_UNITS)
+    for match in pattern.finditer(units, lo, hi):
+        out.append(types.DocumentHighlight(
+            range=types.Range(start=doc.position(match.start()), end=doc.position(match.end())),
+            kind=types.DocumentHighlightKind.Text))
+        if len(out) >= MAX_HIGHLIGHTS:
+            break
+    return out
