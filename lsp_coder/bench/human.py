@@ -23,6 +23,7 @@ import asyncio
 import statistics
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
@@ -105,9 +106,10 @@ async def _pause(ms: float, since: float) -> None:
 
 
 async def replay_human(name: str, traces: list[Trace], options: dict[str, Any],
-                       cadence: Cadence, accept: bool = True) -> HumanRun:
+                       cadence: Cadence, accept: bool = True,
+                       server_log: Path | None = None) -> HumanRun:
     """Type every trace at a human cadence; ask after every key (see the module docstring)."""
-    session = Session(options)
+    session = Session(options, server_log=server_log)
     run = HumanRun(name)
     start = time.perf_counter()
     totals = await session.start()
@@ -124,6 +126,8 @@ async def replay_human(name: str, traces: list[Trace], options: dict[str, Any],
             await _type_trace(session, trace, run, cadence, accept)
             print(f"  {name}: {trace.path.name} done, {len(run.keys)} keys", flush=True)
         run.totals = (await session.stats())["totals"]
+        for message in session.messages:  # a setting the server refused, a failure
+            print(f"  {name}: the server said: {message}", flush=True)
     finally:
         await session.close()
     run.wall_s = time.perf_counter() - start

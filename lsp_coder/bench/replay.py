@@ -95,7 +95,7 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                         " textDocument/documentHighlight, as Neovim and Helix by default)")
     p.add_argument("--cold", action="store_true",
                    help="--idle: also a run with the short prompt for a cold cache")
-    p.add_argument("--cold-ms", type=float, default=1500.0,
+    p.add_argument("--cold-ms", type=int, default=1500,
                    help="--idle: idle.cold_prompt_ms of the --cold and --parts run")
     p.add_argument("--cold-tokens", type=int, default=0,
                    help="--idle: idle.cold_prompt_tokens of that run (0: the default)")
@@ -438,7 +438,7 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
         plans = dict(runs)
     summaries = {}
     for name, options in plans.items():
-        run = await replay_human(name, traces, options, cadence)
+        run = await replay_human(name, traces, options, cadence, server_log=args.server_log)
         summaries[name] = summarize_human(run)
     print()
     print(report_human(summaries))

@@ -73,6 +73,16 @@ async function start(): Promise<void> {
     ]),
     initializationOptions: () => serverSettings(true),
     outputChannel: output,
+    middleware: {
+      // VS Code asks for highlights wherever the cursor comes to rest: the request tells the
+      // server where the next completion will probably be (its idle work prepares that
+      // prompt). Its answer (the word's occurrences, found by text) is not shown, so the
+      // language's own server keeps the highlights.
+      provideDocumentHighlights: (document, position, token, next) => {
+        void Promise.resolve(next(document, position, token)).catch(() => undefined);
+        return undefined;
+      },
+    },
   };
   client = new LanguageClient('lspCoder', 'lsp-coder', serverOptions, clientOptions);
   // NOTE: vscode-languageclient 9.x ships textDocument/inlineCompletion as a *proposed*
