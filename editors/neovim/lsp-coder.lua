@@ -38,6 +38,20 @@ if vim.lsp.config ~= nil and vim.lsp.enable ~= nil then
   })
   vim.lsp.enable('lsp_coder')
 
+  -- Tell the server where the cursor rests, as VS Code and Emacs eglot do by asking for the
+  -- highlights there: its idle time then prepares the prompt of the next completion at that
+  -- place (a file just opened or switched to). The answer is not shown. CursorHold comes
+  -- 'updatetime' ms after the cursor stops (4000 by default; 300 suits this better).
+  vim.api.nvim_create_autocmd({ 'LspAttach', 'BufEnter', 'CursorHold' }, {
+    group = vim.api.nvim_create_augroup('lsp_coder_cursor', { clear = true }),
+    callback = function(args)
+      for _, client in ipairs(vim.lsp.get_clients({ bufnr = args.buf, name = 'lsp_coder' })) do
+        local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+        client:request('textDocument/documentHighlight', params, function() end, args.buf)
+      end
+    end,
+  })
+
   if vim.lsp.inline_completion ~= nil then
     -- 0.12+: ghost text while typing in insert mode.
     vim.lsp.inline_completion.enable()

@@ -338,18 +338,22 @@ class Scheduler:
 
     def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
         """The client reported where the cursor rests (not a completion request): prepare the
-        prompt a request there would read, after the branches of the last answer and before
-        other files' windows. It replaces the file's window and earlier cursor."""
+        prompt a request there would read. It replaces the file's window and earlier cursor
+        and comes right after the branches of the file's last answer: work for other files
+        (the one just left) waits, and if it is running it stops and goes on later from the
+        chunks it finished."""
         config = self._idle_config()
         if not config.enabled or not self.service.prefills:
             return
+        queue = self._idle_queue
         running = self._idle_job
-        if running is not None and running.uri == uri and running.kind in HINTS:
+        if running is not None and (running.uri != uri or running.kind in HINTS):
             self._stop_idle(measure=False)
-        queue = [n for n in self._idle_queue if not (n.uri == uri and n.kind in HINTS)]
-        branches = [n for n in queue if n.kind not in HINTS]
-        hints = [n for n in queue if n.kind in HINTS]
-        self._idle_queue = branches + [self.service.cursor_at(uri, path, text, offset)] + hints
+            if running.uri != uri:
+                queue = [running] + queue
+        here = [n for n in queue if n.uri == uri and n.kind not in HINTS]
+        elsewhere = [n for n in queue if n.uri != uri]
+        self._idle_queue = here + [self.service.cursor_at(uri, path, text, offset)] + elsewhere
         self._schedule_idle()
 
     def _user_active(self, uri: str, keep_idle_job: bool = False) -> None:
