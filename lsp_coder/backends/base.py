@@ -51,6 +51,9 @@ class FimQuery:
     """The document's latest suggestion (n-gram drafts for the local engine)."""
     idle: bool = False
     """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
+    stop_between_chunks: Callable[[], bool] = lambda: False
+    """Idle prefill: once true, stop after the running chunk (which stays cached), where
+    ``cancelled`` aborts it."""
 
 
 @dataclass(slots=True)

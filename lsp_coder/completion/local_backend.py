@@ -106,7 +106,7 @@ class LocalBackend:
         suffix = engine.template.suffix
         if shared_only and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]
-        return engine.prefill(tokens, query.cancelled)
+        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks)
 
     def _settings(self) -> Config:
         """One version of the settings for a whole call, given to the engine first."""

@@ -143,10 +143,10 @@ class Engine:
             self.costs.observe_prefill(result.stats.evaluated_tokens, result.stats.prefill_ms)
         return result
 
-    def prefill(self, tokens: list[int],
-                cancelled: Callable[[], bool] = lambda: False) -> PrefillResult:
+    def prefill(self, tokens: list[int], cancelled: Callable[[], bool] = lambda: False,
+                stop: Callable[[], bool] = lambda: False) -> PrefillResult:
         """Evaluate ``tokens`` into the prefix cache as idle work (see ``engine.prefill``)."""
-        result = prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens)
+        result = prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens, stop)
         if result.outcome == "done":
             self.costs.observe_prefill(result.evaluated_tokens, result.prefill_ms)
         return result

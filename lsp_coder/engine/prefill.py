@@ -35,7 +35,8 @@ class PrefillResult:
 
 
 def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],
-            chunk_tokens: int = 64) -> PrefillResult:
+            chunk_tokens: int = 64,
+            stop: Callable[[], bool] = lambda: False) -> PrefillResult:
     """Make ``cache`` hold ``tokens`` on a branch sequence, stoppable at any ubatch.
 
     Args:
@@ -43,6 +44,8 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
         tokens: the prompt (or the part of it that is known).
         cancelled: polled before every chunk and by llama.cpp's abort callback during one.
         chunk_tokens: tokens per decode call; an abort loses at most the running one.
+        stop: polled before every chunk only: the running chunk finishes and stays cached
+            (for a request that will read it anyway).
 
     Returns:
         What was done; nothing raises for a cancelled or impossible prefill.
@@ -65,7 +68,7 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
     ctx.cancel_check = cancelled
     try:
         while done < len(tokens):
-            if cancelled():
+            if cancelled() or stop():
                 outcome = "cancelled"
                 break
             chunk = tokens[done : done + max(1, chunk_tokens)]

@@ -84,6 +84,7 @@ class Scheduler:
         self._idle_config = idle
         self._idle_queue: list[NextPrompt] = []
         self._idle_token: threading.Event | None = None  # set: the running idle job stops
+        self._idle_stop_soon: threading.Event | None = None  # set: it stops after its chunk
         self._idle_job: NextPrompt | None = None
         self._ahead: _Ahead | None = None  # the running idle job, when it prefetches
         self._idle_timer: asyncio.TimerHandle | None = None
@@ -175,7 +176,11 @@ class Scheduler:
         start = time.perf_counter()
         self._note_request(req.uri)
         ahead = self._ahead if self._ahead is not None and self._ahead.matches(req) else None
-        self._user_active(req.uri, keep_idle_job=ahead is not None)
+        # A cursor job of this document is reading the prompt this request starts from: the
+        # chunk it is on finishes (and stays cached) instead of being thrown away.
+        running = self._idle_job
+        finish_chunk = running is not None and running.kind == "cursor" and running.uri == req.uri
+        self._user_active(req.uri, keep_idle_job=ahead is not None, finish_chunk=finish_chunk)
         cached = self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)
@@ -206,7 +211,7 @@ class Scheduler:
                     except TimeoutError:
                         pass
                 if not pending.answer.done():
-                    self._start(req, pending, loop)
+                    self._start(req, pending, loop, finish_idle_chunk=finish_chunk)
             if hard_budget_ms is not None:
                 try:
                     await asyncio.wait_for(asyncio.shield(pending.answer),
@@ -257,7 +262,8 @@ class Scheduler:
         ahead.result.add_done_callback(finished)
 
     def _start(self, req: CompletionRequest, pending: _Pending,
-               loop: asyncio.AbstractEventLoop, hint: str = "") -> None:
+               loop: asyncio.AbstractEventLoop, hint: str = "",
+               finish_idle_chunk: bool = False) -> None:
         def answer(suggestion: Suggestion) -> None:
             loop.call_soon_threadsafe(_resolve, pending.answer, suggestion)
 
@@ -293,7 +299,7 @@ class Scheduler:
 
         with self._jobs_lock:
             self._jobs += 1
-        self._stop_idle()
+        self._stop_idle(finish_chunk=finish_idle_chunk)
         try:
             future = loop.run_in_executor(self._worker, job)
         except RuntimeError:  # shut down
@@ -356,14 +362,15 @@ class Scheduler:
         self._idle_queue = here + [self.service.cursor_at(uri, path, text, offset)] + elsewhere
         self._schedule_idle()
 
-    def _user_active(self, uri: str, keep_idle_job: bool = False) -> None:
+    def _user_active(self, uri: str, keep_idle_job: bool = False,
+                     finish_chunk: bool = False) -> None:
         """A request came: idle work stops (unless it is generating exactly what the request
         asks for) and its plan is stale (other files' windows and cursors stay)."""
         self._last_activity = time.monotonic()
         self._idle_queue = [n for n in self._idle_queue
                             if n.kind == "window" or (n.kind == "cursor" and n.uri != uri)]
         if not keep_idle_job:
-            self._stop_idle()
+            self._stop_idle(finish_chunk=finish_chunk)
 
     def _plan_idle(self, req: CompletionRequest, shown: str) -> None:
         """After an answer: its branches come first; a window or cursor being prefilled
@@ -381,12 +388,19 @@ class Scheduler:
         self._idle_queue = branches + windows
         self._schedule_idle()
 
-    def _stop_idle(self, measure: bool = True) -> None:
-        token = self._idle_token
-        if token is not None and not token.is_set():
+    def _stop_idle(self, measure: bool = True, finish_chunk: bool = False) -> None:
+        """Stop the running idle job within its ubatch, or with ``finish_chunk`` after it."""
+        token, soon = self._idle_token, self._idle_stop_soon
+        if token is None or token.is_set():
+            return
+        if finish_chunk and soon is not None:
+            if soon.is_set():
+                return
+            soon.set()
+        else:
             token.set()
-            if measure:
-                self._preempted_at = self.service.ubatches_done()
+        if measure:
+            self._preempted_at = self.service.ubatches_done()
 
     def _schedule_idle(self) -> None:
         """Start the next idle job once the worker is free and the user has paused."""
@@ -405,8 +419,8 @@ class Scheduler:
             self._idle_timer = loop.call_later(wait, self._schedule_idle)
             return
         nxt = self._idle_queue.pop(0)
-        token = threading.Event()
-        self._idle_token = token
+        token, soon = threading.Event(), threading.Event()
+        self._idle_token, self._idle_stop_soon = token, soon
         self._idle_job = nxt
         self._preempted_at = None
 
@@ -429,7 +443,7 @@ class Scheduler:
                 state = nxt.state()
                 if ahead is not None:
                     loop.call_soon_threadsafe(publish, *state)
-                result = self.service.prefill(nxt, state, token.is_set)
+                result = self.service.prefill(nxt, state, token.is_set, soon.is_set)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                 if prefetch and result is not None and result.outcome in ("done", "cached"):
@@ -445,7 +459,7 @@ class Scheduler:
 
         def done(_future) -> None:
             if self._idle_token is token:
-                self._idle_token = None
+                self._idle_token = self._idle_stop_soon = None
                 self._idle_job = None
             if self._ahead is ahead:
                 self._ahead = None
@@ -454,7 +468,7 @@ class Scheduler:
         try:
             future = loop.run_in_executor(self._worker, job)
         except RuntimeError:  # shut down
-            self._idle_token = None
+            self._idle_token = self._idle_stop_soon = None
             self._idle_job = None
             self._ahead = None
             return

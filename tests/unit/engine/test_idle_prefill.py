@@ -90,6 +90,28 @@ def test_a_cancelled_prefill_stops_at_once_and_keeps_its_finished_chunks(model):
     assert again.stats.reused_tokens == 32
 
 
+def test_a_stop_between_chunks_lets_the_running_chunk_finish(model):
+    cache = make_cache(model, n_ubatch=64)
+    prompt = model.tokenize(SOURCE_A + SOURCE_B)
+    ctx = cache.ctx
+    start = ctx.ubatches_done
+    polls_in_second_chunk = []
+
+    def cancelled() -> bool:  # polled by the loop, then by the abort callback during a chunk
+        if ctx.ubatches_done - start == 1:
+            polls_in_second_chunk.append(1)
+        return False
+
+    # The stop is asked for while the second chunk runs (the abort callback's polls): that
+    # chunk completes and stays cached, and the loop stops before the third.
+    result = prefill(cache, prompt, cancelled, chunk_tokens=16,
+                     stop=lambda: len(polls_in_second_chunk) >= 2)
+    assert result.outcome == "cancelled"
+    assert ctx.ubatches_done - start == 2
+    assert result.evaluated_tokens == 32 and held(cache, prompt) == 32
+    cache.check()
+
+
 def test_branches_never_push_a_live_document_out_before_older_branches(model):
     cache = make_cache(model, n_seq_max=6, block_size=16, budget=480)
     a = model.tokenize(SOURCE_A * 2)[:150]
