@@ -132,7 +132,7 @@ class IdleConfig:
     prefetch: bool = True
     take_prefetch: bool = True
     remote: bool = False
-    cold_prompt_ms: int = _ranged(0, 0, 600_000)
+    cold_prompt_ms: int = _ranged(1500, 0, 600_000)
     cold_prompt_tokens: int = _ranged(384, 0, MAX_TOKENS_ANY)
 
 

@@ -121,7 +121,9 @@ def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str,
         "completion": {"debounce_ms": 0, "inline_budget_ms": 0, "max_tokens": args.max_tokens},
         "cache": {},
         "speculative": {},
-        "idle": {},
+        # Full prompts throughout, as in the figures measured before the short prompt for a
+        # cold cache became the default (bench --idle --cold adds a run with it).
+        "idle": {"cold_prompt_ms": 0},
     }
     if args.model:
         options["model"]["path"] = args.model

@@ -345,12 +345,16 @@ class Scheduler:
     def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
         """The client reported where the cursor rests (not a completion request): prepare the
         prompt a request there would read. It replaces the file's window and earlier cursor
-        and comes right after the branches of the file's last answer: work for other files
+        and comes right after the branches of the file's last answer: idle work for other files
         (the one just left) waits, and if it is running it stops and goes on later from the
-        chunks it finished."""
+        chunks it finished. Work nobody waits for in another file (a background confirm, a
+        time-boxed rest) stops too."""
         config = self._idle_config()
         if not config.enabled or not self.service.prefills:
             return
+        request = self._running
+        if request is not None and request.answer.done() and request.uri != uri:
+            request.token.set()
         queue = self._idle_queue
         running = self._idle_job
         if running is not None and (running.uri != uri or running.kind in HINTS):
