@@ -1,9 +1,10 @@
 """``textDocument/documentHighlight``: the other occurrences of the word at the cursor.
 
-The same answer an editor computes itself when no server offers highlights (VS Code's
-textual fallback), so offering the request takes nothing away from the user. The server
-offers it because VS Code and Emacs eglot send it wherever the cursor comes to rest: that
-tells idle work where the next completion request will probably be.
+What VS Code computes itself for a file no server offers highlights for (its textual
+fallback). The server offers the request because VS Code and recent Emacs eglot versions send
+it wherever the cursor comes to rest: that tells idle work where the next completion request
+will probably be. The VS Code extension does not show this answer, so there the language's own
+server keeps the highlights.
 """
 
 from __future__ import annotations
