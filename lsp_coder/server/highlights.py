@@ -14,6 +14,7 @@ import re
 from lsprotocol import types
 
 from .document_store import Document
+from .documents import word_end, word_start
 
 SCAN_UNITS = 100_000
 """How far before and after the cursor occurrences are looked for (a 5 MB file is not scanned
@@ -22,29 +23,22 @@ whole on every cursor move)."""
 MAX_HIGHLIGHTS = 1000
 
 
-def _word_char(unit: str) -> bool:
-    return unit.isalnum() or unit == "_"
-
-
 def word_highlights(doc: Document, position: types.Position) -> list[types.DocumentHighlight]:
     """Text highlights of the identifier at (or just before) ``position``; [] for none."""
     units = doc.units
     offset = doc.unit_offset(position)
-    start = end = offset
-    while start > 0 and _word_char(units[start - 1]):
-        start -= 1
-    while end < len(units) and _word_char(units[end]):
-        end += 1
-    word = units[start:end]
+    word = units[word_start(units, 0, offset) : word_end(units, offset)]
     if not word or word[0].isdigit():
         return []
+    width = doc.client_units(word)  # no surrogate is a word character: units are characters
     pattern = re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)")
     out: list[types.DocumentHighlight] = []
     lo, hi = max(0, offset - SCAN_UNITS), min(len(units), offset + SCAN_UNITS)
     for match in pattern.finditer(units, lo, hi):
-        out.append(types.DocumentHighlight(
-            range=types.Range(start=doc.position(match.start()), end=doc.position(match.end())),
-            kind=types.DocumentHighlightKind.Text))
+        start = doc.position(match.start())
+        end = types.Position(line=start.line, character=start.character + width)
+        out.append(types.DocumentHighlight(range=types.Range(start=start, end=end),
+                                           kind=types.DocumentHighlightKind.Text))
         if len(out) >= MAX_HIGHLIGHTS:
             break
     return out
