@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ..engine.generator import RequestStats
 from ..engine.prefill import PrefillResult
 
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
+
+PromptPart = Literal["request", "shared", "full"]
+"""Which prompt an idle prefill holds: the one a request for the query would read now; only
+the part before the text below the cursor (a file's window, shared by every cursor in it);
+the full prompt even where a request would now read a shorter one (the local engine's short
+prompt for a cold cache)."""
 
 
 @dataclass(slots=True)
@@ -86,15 +92,14 @@ class Backend(Protocol):
         """How many tokens ``text`` is for this backend's model."""
         ...
 
-    def prefill(self, query: FimQuery, shared_only: bool = False,
-                full_prompt: bool = False) -> PrefillResult | None:
-        """Evaluate the prompt of ``query`` into the cache without generating, stopping soon
-        after ``query.cancelled`` turns true; None when the backend cannot.
+    def prefill(self, query: FimQuery, part: PromptPart = "request",
+                in_view: bool = False) -> PrefillResult | None:
+        """Evaluate ``part`` of the prompt of ``query`` into the cache without generating,
+        stopping soon after ``query.cancelled`` turns true; None when the backend cannot.
 
-        By default the prompt a request for ``query`` would read now. ``shared_only``: only
-        the part before the text below the cursor (a file's window, shared by every cursor
-        in it). ``full_prompt``: the full prompt even where a request would now read a
-        shorter one (the local engine's short prompt for a cold cache).
+        ``in_view``: the document the user is in now (just opened, or the cursor rests
+        there); a backend that keeps idle work from pushing cached documents out may let
+        this one take the least recently used document's room.
         """
         ...
 

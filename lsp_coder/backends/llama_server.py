@@ -18,7 +18,7 @@ import time
 
 from ..config import Config
 from ..engine.prefill import PrefillResult
-from .base import FimQuery
+from .base import FimQuery, PromptPart
 from .fim_text import build, resolve
 from .health import Notify
 from .remote import Event, RemoteBackend, take_usage
@@ -67,17 +67,18 @@ class LlamaServerBackend(RemoteBackend):
         answer = self.transport.post_json(self.tokenize_path, {"content": text}, timeout_s=5.0)
         return len(answer["tokens"])
 
-    def prefill(self, query: FimQuery, shared_only: bool = False,
-                full_prompt: bool = False) -> PrefillResult | None:
+    def prefill(self, query: FimQuery, part: PromptPart = "request",
+                in_view: bool = False) -> PrefillResult | None:
         """Evaluate the prompt into a slot's cache: ``n_predict: 0``.
 
         Streamed, so ``query.cancelled`` closes the request (the engine drops the task).
-        ``shared_only`` sends no text after the cursor.
+        The ``shared`` part sends no text after the cursor. The engine's own slots decide
+        what stays cached, so ``in_view`` changes nothing here.
         """
         if not self.health.available():
             return None
         prompt = None
-        if shared_only:  # up to the suffix marker: what every cursor in the window shares
+        if part == "shared":  # up to the suffix marker: what every cursor in the window shares
             markers = self.template.suffix + self.template.middle
             prompt = build(self.template, query.extra, query.above, "", "")[: -len(markers)]
         body = self.body(query, prompt=prompt)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..config import Config
 from ..engine.generator import RequestStats
 from ..engine.prefill import PrefillResult
-from .base import BackendResult, FimQuery
+from .base import BackendResult, FimQuery, PromptPart
 from .health import Health, Notify
 from .token_counts import TokenCounter, vocab_counter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
@@ -132,8 +132,8 @@ class RemoteBackend:
         return BackendResult(text, reason, self._stats(final, first_ms, elapsed),
                              server_cached_tokens=final.cached_tokens)
 
-    def prefill(self, query: FimQuery, shared_only: bool = False,
-                full_prompt: bool = False) -> PrefillResult | None:
+    def prefill(self, query: FimQuery, part: PromptPart = "request",
+                in_view: bool = False) -> PrefillResult | None:
         return None  # only llama-server has a prefill-only request
 
     def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:

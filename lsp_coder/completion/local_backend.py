@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..backends.base import BackendResult, FimQuery
+from ..backends.base import BackendResult, FimQuery, PromptPart
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest
@@ -93,20 +93,20 @@ class LocalBackend:
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
         return short if short_new < full_new else None
 
-    def prefill(self, query: FimQuery, shared_only: bool = False,
-                full_prompt: bool = False) -> PrefillResult:
-        """Evaluate a prompt onto a spare sequence at idle priority (``engine.prefill``): the
-        one a request would read (``Backend.prefill``)."""
+    def prefill(self, query: FimQuery, part: PromptPart = "request",
+                in_view: bool = False) -> PrefillResult:
+        """Evaluate a prompt onto a spare sequence at idle priority (``engine.prefill``; see
+        ``Backend.prefill``)."""
         engine = self.engine
         config = self._settings()
-        if shared_only or full_prompt:
-            tokens = self._prompt(query, config).tokens
-        else:
+        if part == "request":
             tokens = self._request_prompt(query, config)[0].tokens
+        else:
+            tokens = self._prompt(query, config).tokens
         suffix = engine.template.suffix
-        if shared_only and suffix >= 0 and suffix in tokens:
+        if part == "shared" and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]
-        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks)
+        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view)
 
     def _settings(self) -> Config:
         """One version of the settings for a whole call, given to the engine first."""

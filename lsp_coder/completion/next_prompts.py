@@ -34,6 +34,9 @@ INDENT_SCAN_CHARS = 200_000
 PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
 """A Python line starting with one of these gets one level less on the next line."""
 
+HINTS = ("window", "cursor")
+"""Kinds from where the user is now (a file opened, a cursor reported), not from an answer."""
+
 
 @dataclass(frozen=True, slots=True)
 class NextPrompt:

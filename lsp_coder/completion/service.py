@@ -312,15 +312,17 @@ class CompletionService:
         return NextPrompt("cursor", uri, path, text, offset)
 
     def prefill(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
-                stop: Callable[[], bool] = lambda: False) -> PrefillResult | None:
+                stop: Callable[[], bool] = lambda: False,
+                in_view: bool = False) -> PrefillResult | None:
         """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
         ``window`` holds only the prompt's part before the text below the cursor, a ``full``
         the full prompt; the other kinds the prompt a request for the state would read now
-        (the short one for a cold cache, see ``idle.cold_prompt_ms``). Stops within one
-        ubatch once ``cancelled`` is true, after the running chunk once ``stop`` is. None when
-        there is no model or the backend cannot prefill.
+        (the short one for a cold cache, see ``idle.cold_prompt_ms``). ``in_view``: the
+        document the user is in now (see ``Backend.prefill``). Stops within one ubatch once
+        ``cancelled`` is true, after the running chunk once ``stop`` is. None when there is
+        no model or the backend cannot prefill.
         """
         backend = self.backend
         if backend is None:
@@ -330,8 +332,8 @@ class CompletionService:
         query = self._query(backend, req, preview=True)
         query.cancelled = cancelled
         query.stop_between_chunks = stop
-        return backend.prefill(query, shared_only=nxt.kind == "window",
-                               full_prompt=nxt.kind == "full")
+        part = {"window": "shared", "full": "full"}.get(nxt.kind, "request")
+        return backend.prefill(query, part, in_view)
 
     def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
                  answer_early: Callable[[Suggestion], None] | None = None) -> Suggestion:

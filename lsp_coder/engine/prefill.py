@@ -36,7 +36,7 @@ class PrefillResult:
 
 def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],
             chunk_tokens: int = 64,
-            stop: Callable[[], bool] = lambda: False) -> PrefillResult:
+            stop: Callable[[], bool] = lambda: False, in_view: bool = False) -> PrefillResult:
     """Make ``cache`` hold ``tokens`` on a branch sequence, stoppable at any ubatch.
 
     Args:
@@ -46,6 +46,9 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
         chunk_tokens: tokens per decode call; an abort loses at most the running one.
         stop: polled before every chunk only: the running chunk finishes and stays cached
             (for a request that will read it anyway).
+        in_view: the prompt of the document the user is in now: when no spare sequence or
+            idle block is left it may take the least recently used request's room (see
+            ``PrefixCache.prepare_branch``).
 
     Returns:
         What was done; nothing raises for a cancelled or impossible prefill.
@@ -55,7 +58,7 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
     if not tokens:
         return PrefillResult("cached", 0)
     try:
-        prepared = cache.prepare_branch(tokens)
+        prepared = cache.prepare_branch(tokens, in_view=in_view)
     except PromptTooLong:
         return PrefillResult("no_room", len(tokens))
     if prepared is None:
@@ -73,7 +76,7 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
                 break
             chunk = tokens[done : done + max(1, chunk_tokens)]
             # No logits are read: the request that takes the branch evaluates its last token.
-            cache.extend(seq, chunk, n_logits=0, idle=True)
+            cache.extend(seq, chunk, n_logits=0, idle=True, in_view=in_view)
             done += len(chunk)
     except DecodeAborted:
         outcome = "cancelled"

@@ -21,15 +21,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..completion.next_prompts import NextPrompt
+from ..completion.next_prompts import HINTS, NextPrompt
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import IdleConfig
 from .stats import Stats
 
 log = logging.getLogger(__name__)
-
-HINTS = ("window", "cursor")
-"""Idle jobs from where the user is (a file opened, a cursor reported), not from an answer."""
 
 
 @dataclass(slots=True)
@@ -90,6 +87,7 @@ class Scheduler:
         self._idle_timer: asyncio.TimerHandle | None = None
         self._preempted_at: int | None = None  # ubatch clock when a request stopped idle work
         self._last_activity = 0.0
+        self._focus: str | None = None  # the document the user is in: last opened, hinted, asked
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lsp-coder-engine")
         self._pending: dict[str, _Pending] = {}
         self._running: _Pending | None = None
@@ -338,6 +336,7 @@ class Scheduler:
         config = self._idle_config()
         if not config.enabled or not config.window or not self.service.prefills:
             return
+        self._focus = uri
         window = self.service.opened(uri, path, text)
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri] + [window]
         self._schedule_idle()
@@ -352,6 +351,7 @@ class Scheduler:
         config = self._idle_config()
         if not config.enabled or not self.service.prefills:
             return
+        self._focus = uri
         request = self._running
         if request is not None and request.answer.done() and request.uri != uri:
             request.token.set()
@@ -371,6 +371,7 @@ class Scheduler:
         """A request came: idle work stops (unless it is generating exactly what the request
         asks for) and its plan is stale (other files' windows and cursors stay)."""
         self._last_activity = time.monotonic()
+        self._focus = uri
         self._idle_queue = [n for n in self._idle_queue
                             if n.kind == "window" or (n.kind == "cursor" and n.uri != uri)]
         if not keep_idle_job:
@@ -428,6 +429,9 @@ class Scheduler:
         self._idle_job = nxt
         self._preempted_at = None
 
+        # A window or cursor of the document the user is in now may take another document's
+        # room in the cache; those of files opened or left before it may not.
+        in_view = nxt.kind in HINTS and nxt.uri == self._focus
         prefetch = config.prefetch and nxt.kind in ("enter", "accept")
         taken = prefetch and config.take_prefetch
         ahead = _Ahead(nxt.uri, loop.create_future()) if taken else None
@@ -447,7 +451,7 @@ class Scheduler:
                 state = nxt.state()
                 if ahead is not None:
                     loop.call_soon_threadsafe(publish, *state)
-                result = self.service.prefill(nxt, state, token.is_set, soon.is_set)
+                result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                 if prefetch and result is not None and result.outcome in ("done", "cached"):

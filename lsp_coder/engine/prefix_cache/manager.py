@@ -20,8 +20,10 @@ Branches: idle work (``prepare_branch`` + ``extend(..., idle=True)``) evaluates 
 is likely to be needed next onto a spare sequence that shares the cached prefix. Its blocks are
 plain entries with a lower retention tier: every eviction takes an idle leaf before any leaf a
 real request made or used, and idle work itself only ever evicts idle leaves (it never pushes a
-live document out). A real request that reuses idle tokens promotes them to the normal tier and
-counts them in ``idle_used_tokens``.
+live document out), except for the document the user is in now (``in_view``: just opened, or
+the cursor rests there), whose prompt may then take the least recently used request's room,
+as the request it stands for would. A real request that reuses idle tokens promotes them to
+the normal tier and counts them in ``idle_used_tokens``.
 """
 
 from __future__ import annotations
@@ -179,7 +181,8 @@ class PrefixCache:
         src.last_used = now
         return Prepared(dst.seq_id, n)
 
-    def prepare_branch(self, tokens: list[int], leave: int = 0) -> Prepared | None:
+    def prepare_branch(self, tokens: list[int], leave: int = 0,
+                       in_view: bool = False) -> Prepared | None:
         """For idle work: make a spare sequence hold the longest cached prefix of ``tokens``.
 
         Unlike ``prepare`` it never truncates or moves a sequence a request made: the prefix is
@@ -187,6 +190,10 @@ class PrefixCache:
         a branch is ever extended in place. At most all but ``leave`` tokens are reused (all
         of them may already be held: ``reused`` is then ``len(tokens)``). Returns None when no
         spare sequence is left.
+
+        ``in_view``: the prompt of the document the user is in now (opened, or the cursor
+        came to rest there). Once no empty, branch or stale sequence is left it takes the
+        least recently used request's sequence, as the request it stands for would.
         """
         if len(tokens) + 1 > self.budget:
             raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
@@ -201,7 +208,10 @@ class PrefixCache:
             self._truncate(src, n)
             src.last_used = now
             return Prepared(src.seq_id, n)
-        dst = self._spare_seq(exclude=None if src is None else src.seq_id)
+        exclude = None if src is None else src.seq_id
+        dst = self._spare_seq(exclude)
+        if dst is None and in_view:
+            dst = self._lru_request_seq(exclude)
         if dst is None:
             return None
         self._truncate(dst, 0)
@@ -222,26 +232,29 @@ class PrefixCache:
         return self._seqs[seq_id].idle_from is not None
 
     def extend(self, seq_id: int, tokens: list[int], *, n_logits: int = 1,
-               idle: bool = False) -> int:
+               idle: bool = False, in_view: bool = False) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
 
         Makes room first (evicting LRU leaves of other sequences) and again whenever llama.cpp
         reports the cells full. Returns the number of logits rows (see ``Context.decode``).
         Aborts (``DecodeAborted``) keep the chunks evaluated so far. ``idle``: the work of a
         branch (see ``prepare_branch``): its blocks get the idle tier, and it evicts only idle
-        leaves (``PromptTooLong`` when that is not enough).
+        leaves (``PromptTooLong`` when that is not enough), unless ``in_view`` (the prompt
+        of the document the user is in now): then, once no idle leaf is left, the least
+        recently used leaves of requests, as a request would.
         """
         seq = self._seqs[seq_id]
+        idle_only = idle and not in_view
         pending = list(tokens)
         rows = 0
         while pending:
-            self._make_room(len(pending), protect=seq_id, idle_only=idle)
+            self._make_room(len(pending), protect=seq_id, idle_only=idle_only)
             try:
                 rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
             except KvCacheFull as full:
                 self._append(seq, pending[: full.done], idle)
                 pending = pending[full.done :]
-                if not self._evict_one(protect=seq_id, idle_only=idle):
+                if not self._evict_one(protect=seq_id, idle_only=idle_only):
                     raise PromptTooLong("KV cache full and nothing left to evict") from full
                 continue
             except BaseException as exc:
@@ -376,6 +389,17 @@ class PrefixCache:
         if not spare:
             return self._stale_seq(exclude)
         return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
+
+    def _lru_request_seq(self, exclude: int | None) -> _Seq | None:
+        """The least recently used sequence other than ``exclude`` and the most recently used
+        one (the request just answered); None when there is none."""
+        newest = max(self._seqs, key=lambda s: s.last_used)
+        others = [s for s in self._seqs if s.seq_id != exclude and s is not newest]
+        if not others:
+            return None
+        victim = min(others, key=lambda s: s.last_used)
+        victim.idle_from = None
+        return victim
 
     def _stale_seq(self, exclude: int | None) -> _Seq | None:
         """A request's sequence that holds little of its own: an older state of a prompt that

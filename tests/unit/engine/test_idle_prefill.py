@@ -167,3 +167,44 @@ def test_taken_branches_leave_a_spare_sequence_for_the_next_ones(model):
         assert taken.stats.reused_tokens == len(branch)
         assert held(cache, other) == len(other)
         cache.check()
+
+
+SOURCE_C = "".join(f"let value_{i} = compute({i}, 'c');\n" for i in range(40))
+SOURCE_D = "".join(f"<li id=\"d{i}\">item {i}</li>\n" for i in range(40))
+
+
+def test_the_document_in_view_takes_the_least_recently_used_documents_sequence(model):
+    # Three documents fill the three sequences (each its only copy, nothing stale): a
+    # prefill for a fourth document finds no room, unless the user is in it now.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    docs = [model.tokenize(source * 2)[:100] for source in (SOURCE_A, SOURCE_B, SOURCE_C)]
+    for doc in docs:
+        generate(cache, model, doc, n=2)
+    opened = model.tokenize(SOURCE_D * 2)[:100]
+    assert prefill(cache, opened, NEVER, chunk_tokens=32).outcome == "no_room"
+    assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
+    result = prefill(cache, opened, NEVER, chunk_tokens=32, in_view=True)
+    assert result.outcome == "done" and held(cache, opened) == len(opened)
+    assert held(cache, docs[0]) == 0  # the least recently used one went
+    assert [held(cache, doc) for doc in docs[1:]] == [len(doc) for doc in docs[1:]]
+    cache.check()
+    request = generate(cache, model, opened + model.tokenize("\n<li>"), n=2)
+    assert request.stats.reused_tokens == len(opened)
+
+
+def test_the_document_in_view_evicts_branches_before_other_documents(model):
+    # Room for the three documents and the branch, not for a fourth document too.
+    cache = make_cache(model, n_seq_max=6, block_size=16, budget=370)
+    docs = [model.tokenize(source * 2)[:96] for source in (SOURCE_A, SOURCE_B, SOURCE_C)]
+    for doc in docs:
+        generate(cache, model, doc, n=2)
+    branch = docs[2] + model.tokenize("".join(f"\nitem_{i} = {i}" for i in range(12)))[:32]
+    assert prefill(cache, branch, NEVER, chunk_tokens=16).outcome == "done"
+    opened = model.tokenize(SOURCE_D * 2)[:96]
+    result = prefill(cache, opened, NEVER, chunk_tokens=16, in_view=True)
+    assert result.outcome == "done" and held(cache, opened) == len(opened)
+    assert held(cache, branch) == len(docs[2])  # the branch's own blocks went first
+    assert held(cache, docs[0]) < len(docs[0])  # then the least recently used document's
+    assert [held(cache, doc) for doc in docs[1:]] == [len(doc) for doc in docs[1:]]
+    assert cache.used_cells <= 370
+    cache.check()
