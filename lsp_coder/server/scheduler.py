@@ -454,6 +454,10 @@ class Scheduler:
                 result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
+                    log.debug("idle %s%s: %s, prompt %d reused %d evaluated %d in %.0f ms",
+                              nxt.kind, " (in view)" if in_view else "", result.outcome,
+                              result.prompt_tokens, result.reused_tokens,
+                              result.evaluated_tokens, result.prefill_ms)
                 if prefetch and result is not None and result.outcome in ("done", "cached"):
                     made = self.service.prefetch(nxt, state, token.is_set,
                                                  answer_early=early if ahead else None)
