@@ -333,10 +333,10 @@ class Scheduler:
 
     def opened(self, uri: str, path: str, text: str) -> None:
         """A file was opened: prepare the prompt part its first request will share."""
+        self._focus = uri
         config = self._idle_config()
         if not config.enabled or not config.window or not self.service.prefills:
             return
-        self._focus = uri
         window = self.service.opened(uri, path, text)
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri] + [window]
         self._schedule_idle()
@@ -348,10 +348,10 @@ class Scheduler:
         (the one just left) waits, and if it is running it stops and goes on later from the
         chunks it finished. Work nobody waits for in another file (a background confirm, a
         time-boxed rest) stops too."""
+        self._focus = uri
         config = self._idle_config()
         if not config.enabled or not self.service.prefills:
             return
-        self._focus = uri
         request = self._running
         if request is not None and request.answer.done() and request.uri != uri:
             request.token.set()
