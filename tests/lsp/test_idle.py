@@ -266,6 +266,15 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             await stop(client)
 
 
+async def fill_sequences(client: LanguageClient, prefix: str, cursor: types.Position) -> None:
+    """Ask in three documents (each then holds its only copy in one of three sequences)."""
+    for name in ("a", "b", "c"):
+        uri = f"file:///tmp/{prefix}_{name}.py"
+        open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
+        await inline(client, uri, cursor)
+        await until_idle_done(client, 0)
+
+
 async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(tiny_qwen):
     # Three sequences, three documents asked in (each its only copy): a cursor reported in a
     # fourth document is prefilled in the first one's room.
@@ -273,11 +282,7 @@ async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(ti
                          model={"n_seq_max": 3})
     try:
         cursor = types.Position(line=121, character=len("    return val"))
-        for name in ("a", "b", "c"):
-            uri = f"file:///tmp/room_{name}.py"
-            open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
-            await inline(client, uri, cursor)
-            await until_idle_done(client, 0)
+        await fill_sequences(client, "room", cursor)
         uri = "file:///tmp/room_d.py"
         open_doc(client, uri, BODY.replace("helper", "d_helper"))
         jobs = (await idle_totals(client))["idle"]["jobs"]
@@ -297,12 +302,7 @@ async def test_only_the_file_opened_last_takes_another_documents_room(tiny_qwen)
     # user is, takes the least recently used document's sequence.
     client = await start(tiny_qwen, {"prefetch": False}, model={"n_seq_max": 3})
     try:
-        cursor = types.Position(line=121, character=len("    return val"))
-        for name in ("a", "b", "c"):
-            uri = f"file:///tmp/focus_{name}.py"
-            open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
-            await inline(client, uri, cursor)
-            await until_idle_done(client, 0)
+        await fill_sequences(client, "focus", types.Position(line=121, character=4))
         before = (await idle_totals(client))["idle"]
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"idle": {"start_after_ms": 1000}}))
