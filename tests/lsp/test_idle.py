@@ -9,8 +9,6 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-from lsp_coder.completion.next_prompts import document_window
-from lsp_coder.config import Config
 from tests.conftest import server_env
 from tests.lsp.helpers import (
     SERVER,
@@ -292,37 +290,6 @@ async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(ti
         await inline(client, uri, cursor)
         entry = (await server_stats(client))["recent"][-1]
         assert not entry["cached"] and entry["evaluated_tokens"] <= 1, entry
-    finally:
-        await stop(client)
-
-
-async def test_only_the_file_opened_last_takes_another_documents_room(tiny_qwen):
-    # Two files opened at once (as an editor restoring a session does): both windows wait
-    # for start_after_ms, then the first one finds no room and only the second, where the
-    # user is, takes the least recently used document's sequence.
-    client = await start(tiny_qwen, {"prefetch": False}, model={"n_seq_max": 3})
-    try:
-        await fill_sequences(client, "focus", types.Position(line=121, character=4))
-        before = (await idle_totals(client))["idle"]
-        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-            settings={"idle": {"start_after_ms": 1000}}))
-        for name in ("d", "e"):
-            open_doc(client, f"file:///tmp/focus_{name}.py",
-                     BODY.replace("helper", f"{name}_helper"))
-        totals = (await until_idle_done(client, before["jobs"] + 2))["idle"]
-        outcomes = {k: v - before["outcomes"].get(k, 0) for k, v in totals["outcomes"].items()}
-        assert outcomes.get("no_room") == 1 and outcomes.get("done") == 1, totals
-        prefilled = totals["kinds"]["window"]["evaluated_tokens"] - before["kinds"].get(
-            "window", {"evaluated_tokens": 0})["evaluated_tokens"]
-        # A request where the window's prompt ends reads everything the window prefilled.
-        text = BODY.replace("helper", "e_helper")
-        window = document_window("file:///tmp/focus_e.py", "/tmp/focus_e.py", text,
-                                 Config().completion.prefix_tokens)
-        line = text.count("\n", 0, window.offset)
-        await inline(client, "file:///tmp/focus_e.py", types.Position(line=line, character=0))
-        entry = (await server_stats(client))["recent"][-1]
-        reused = entry["prompt_tokens"] - entry["evaluated_tokens"]
-        assert not entry["cached"] and prefilled > 0 and reused >= prefilled, (prefilled, entry)
     finally:
         await stop(client)
 
