@@ -25,14 +25,14 @@ pytestmark = pytest.mark.asyncio
 
 
 async def start(tiny_qwen, idle: dict, completion: dict | None = None,
-                speculative: bool = True, model: dict | None = None) -> LanguageClient:
+                speculative: bool = True) -> LanguageClient:
     client = make_test_lsp_client()
     await client.start_io(*SERVER, env=server_env())
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         initialization_options={
             "model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_ubatch": 32, "n_batch": 32,
-                      "n_threads": 1, **(model or {})},
+                      "n_threads": 1},
             "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0,
                            **(completion or {})},
             "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
@@ -262,36 +262,6 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             assert entry["short_prompt"] == bool(cold), (cold, entry)
         finally:
             await stop(client)
-
-
-async def fill_sequences(client: LanguageClient, prefix: str, cursor: types.Position) -> None:
-    """Ask in three documents (each then holds its only copy in one of three sequences)."""
-    for name in ("a", "b", "c"):
-        uri = f"file:///tmp/{prefix}_{name}.py"
-        open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
-        await inline(client, uri, cursor)
-        await until_idle_done(client, 0)
-
-
-async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(tiny_qwen):
-    # Three sequences, three documents asked in (each its only copy): a cursor reported in a
-    # fourth document is prefilled in the first one's room.
-    client = await start(tiny_qwen, {"prefetch": False, "window": False},
-                         model={"n_seq_max": 3})
-    try:
-        cursor = types.Position(line=121, character=len("    return val"))
-        await fill_sequences(client, "room", cursor)
-        uri = "file:///tmp/room_d.py"
-        open_doc(client, uri, BODY.replace("helper", "d_helper"))
-        jobs = (await idle_totals(client))["idle"]["jobs"]
-        await highlight(client, uri, cursor)
-        totals = await until_idle_done(client, jobs + 1)
-        assert totals["idle"]["kinds"]["cursor"]["evaluated_tokens"] > 0, totals["idle"]
-        await inline(client, uri, cursor)
-        entry = (await server_stats(client))["recent"][-1]
-        assert not entry["cached"] and entry["evaluated_tokens"] <= 1, entry
-    finally:
-        await stop(client)
 
 
 async def test_highlights_answer_bad_positions_and_closed_documents(tiny_qwen):
