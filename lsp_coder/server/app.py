@@ -226,7 +226,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     def stats(ls: LspCoderServer, *args: Any) -> dict:
         return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy,
                                   "loading": ls.scheduler.loading,
-                                  "idle_running": ls.scheduler.idle_running})
+                                  "idle_running": ls.scheduler.idle_running,
+                                  "idle_queued": ls.scheduler.idle_queued})
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: LspCoderServer, *args: Any) -> None:

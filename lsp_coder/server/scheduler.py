@@ -134,6 +134,11 @@ class Scheduler:
         return self._idle_token is not None
 
     @property
+    def idle_queued(self) -> int:
+        """Idle jobs waiting for their turn."""
+        return len(self._idle_queue)
+
+    @property
     def busy(self) -> bool:
         """Whether engine work is queued or running (background work included)."""
         with self._jobs_lock:

@@ -9,6 +9,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
+from lsp_coder.completion.next_prompts import document_window
 from tests.conftest import server_env
 from tests.lsp.helpers import (
     SERVER,
@@ -25,14 +26,14 @@ pytestmark = pytest.mark.asyncio
 
 
 async def start(tiny_qwen, idle: dict, completion: dict | None = None,
-                speculative: bool = True) -> LanguageClient:
+                speculative: bool = True, model: dict | None = None) -> LanguageClient:
     client = make_test_lsp_client()
     await client.start_io(*SERVER, env=server_env())
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         initialization_options={
             "model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_ubatch": 32, "n_batch": 32,
-                      "n_threads": 1},
+                      "n_threads": 1, **(model or {})},
             "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0,
                            **(completion or {})},
             "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
@@ -52,10 +53,11 @@ async def idle_totals(client: LanguageClient) -> dict:
 
 
 async def until_idle_done(client: LanguageClient, jobs: int) -> dict:
-    """Wait until at least ``jobs`` idle jobs finished and none runs."""
+    """Wait until at least ``jobs`` idle jobs finished and none runs or waits."""
     for _ in range(2400):
         totals = await idle_totals(client)
-        if totals["idle"]["jobs"] >= jobs and not totals["idle_running"]:
+        if (totals["idle"]["jobs"] >= jobs and not totals["idle_running"]
+                and not totals["idle_queued"]):
             return totals
         await asyncio.sleep(0.025)
     raise AssertionError(f"idle work did not finish: {totals}")
@@ -262,6 +264,66 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             assert entry["short_prompt"] == bool(cold), (cold, entry)
         finally:
             await stop(client)
+
+
+async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(tiny_qwen):
+    # Three sequences, three documents asked in (each its only copy): a cursor reported in a
+    # fourth document is prefilled in the first one's room. The Enter branch of the file
+    # just left, planned before the cursor came, runs after it and must not take it back.
+    client = await start(tiny_qwen, {"prefetch": False, "window": False, "start_after_ms": 500},
+                         model={"n_seq_max": 3})
+    try:
+        line = BODY.splitlines()[121]
+        cursor = types.Position(line=121, character=len(line))
+        for name in ("a", "b", "c"):
+            uri = f"file:///tmp/room_{name}.py"
+            open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
+            await inline(client, uri, cursor)
+            if name != "c":
+                await until_idle_done(client, 0)
+        uri = "file:///tmp/room_d.py"
+        open_doc(client, uri, BODY.replace("helper", "d_helper"))
+        await highlight(client, uri, cursor)
+        totals = await until_idle_done(client, 1)
+        kinds = totals["idle"]["kinds"]
+        assert kinds["cursor"]["evaluated_tokens"] > 0, totals["idle"]
+        await inline(client, uri, cursor)
+        entry = (await server_stats(client))["recent"][-1]
+        assert not entry["cached"] and entry["evaluated_tokens"] <= 1, entry
+    finally:
+        await stop(client)
+
+
+async def test_only_the_file_opened_last_takes_another_documents_room(tiny_qwen):
+    # Three documents asked in with idle work off fill the three sequences (no branches).
+    # Two files then opened at once (as an editor restoring a session does): the first
+    # window finds no room, only the second, where the user is, takes the least recently
+    # used document's sequence.
+    client = await start(tiny_qwen, {"enabled": False}, model={"n_seq_max": 3},
+                         completion={"prefix_tokens": 384, "suffix_tokens": 64})
+    try:
+        for name in ("a", "b", "c"):
+            uri = f"file:///tmp/focus_{name}.py"
+            open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
+            await inline(client, uri, types.Position(line=121, character=4))
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"idle": {"enabled": True, "prefetch": False, "start_after_ms": 300}}))
+        for name in ("d", "e"):
+            open_doc(client, f"file:///tmp/focus_{name}.py",
+                     BODY.replace("helper", f"{name}_helper"))
+        totals = (await until_idle_done(client, 2))["idle"]
+        assert totals["outcomes"] == {"no_room": 1, "done": 1}, totals
+        # A request where the window's prompt ends reads everything the window prefilled.
+        text = BODY.replace("helper", "e_helper")
+        window = document_window("file:///tmp/focus_e.py", "/tmp/focus_e.py", text, 384)
+        line = text.count("\n", 0, window.offset)
+        await inline(client, "file:///tmp/focus_e.py", types.Position(line=line, character=0))
+        entry = (await server_stats(client))["recent"][-1]
+        reused = entry["prompt_tokens"] - entry["evaluated_tokens"]
+        prefilled = totals["kinds"]["window"]["evaluated_tokens"]
+        assert not entry["cached"] and prefilled > 0 and reused >= prefilled, (prefilled, entry)
+    finally:
+        await stop(client)
 
 
 async def test_highlights_answer_bad_positions_and_closed_documents(tiny_qwen):

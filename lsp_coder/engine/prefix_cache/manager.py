@@ -22,8 +22,10 @@ plain entries with a lower retention tier: every eviction takes an idle leaf bef
 real request made or used, and idle work itself only ever evicts idle leaves (it never pushes a
 live document out), except for the document the user is in now (``in_view``: just opened, or
 the cursor rests there), whose prompt may then take the least recently used request's room,
-as the request it stands for would. A real request that reuses idle tokens promotes them to
-the normal tier and counts them in ``idle_used_tokens``.
+as the request it stands for would. The sequence that holds that prompt is the user's until
+the next in-view prompt: other idle work neither takes it nor evicts its blocks. A real request
+that reuses idle tokens promotes them to the normal tier and counts them in
+``idle_used_tokens``.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ class PrefixCache:
         self._seqs = [_Seq(i) for i in range(ctx.n_seq_max)]
         self._blocks: dict[BlockHash, _Block] = {}
         self._clock = 0.0
+        self._in_view: int | None = None
+        """The sequence holding the last in-view prompt (see ``prepare_branch``)."""
         self.evicted_blocks = 0
         self.idle_used_tokens = 0
         """Tokens evaluated by idle work that a request later reused."""
@@ -193,7 +197,9 @@ class PrefixCache:
 
         ``in_view``: the prompt of the document the user is in now (opened, or the cursor
         came to rest there). Once no empty, branch or stale sequence is left it takes the
-        least recently used request's sequence, as the request it stands for would.
+        least recently used request's sequence, as the request it stands for would. The
+        sequence it ends up in is then kept from other idle work until the next in-view
+        prompt: work for another file, or a guess at the next key, must not undo it.
         """
         if len(tokens) + 1 > self.budget:
             raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
@@ -201,14 +207,15 @@ class PrefixCache:
         n = min(n, len(tokens) - leave)
         src = None if src_id is None else self._seqs[src_id]
         if src is not None and n == len(tokens):
-            return Prepared(src.seq_id, n)
+            return self._claimed(Prepared(src.seq_id, n), in_view)
         now = self._tick()
+        guarded = None if in_view else self._in_view
         if src is not None and src.idle_from is not None and n >= src.idle_from and (
-                self._own_tail(src, n) == len(src.tokens) - n):
+                src.seq_id != guarded and self._own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
             src.last_used = now
-            return Prepared(src.seq_id, n)
-        exclude = None if src is None else src.seq_id
+            return self._claimed(Prepared(src.seq_id, n), in_view)
+        exclude = {guarded} | ({src.seq_id} if src is not None else set())
         dst = self._spare_seq(exclude)
         if dst is None and in_view:
             dst = self._lru_request_seq(exclude)
@@ -218,14 +225,19 @@ class PrefixCache:
         dst.last_used = now
         if src is None or n <= 0:
             dst.idle_from = 0
-            return Prepared(dst.seq_id, 0)
+            return self._claimed(Prepared(dst.seq_id, 0), in_view)
         self.ctx.seq_cp(src.seq_id, dst.seq_id, 0, n)
         dst.tokens = src.tokens[:n]
         dst.keys = src.keys[: n // self.block_size]
         for key in dst.keys:
             self._blocks[key].holders.add(dst.seq_id)
         dst.idle_from = n
-        return Prepared(dst.seq_id, n)
+        return self._claimed(Prepared(dst.seq_id, n), in_view)
+
+    def _claimed(self, prepared: Prepared, in_view: bool) -> Prepared:
+        if in_view:
+            self._in_view = prepared.seq_id
+        return prepared
 
     def is_branch(self, seq_id: int) -> bool:
         """Whether a sequence holds idle work no request has used."""
@@ -277,6 +289,7 @@ class PrefixCache:
         for seq in self._seqs:
             seq.tokens, seq.keys, seq.idle_from = [], [], None
         self._blocks.clear()
+        self._in_view = None
 
     def check(self) -> None:
         """Assert the bookkeeping matches llama.cpp's view (for tests)."""
@@ -381,40 +394,40 @@ class PrefixCache:
         victim.idle_from = None
         return victim
 
-    def _spare_seq(self, exclude: int | None) -> _Seq | None:
+    def _spare_seq(self, exclude: set[int | None]) -> _Seq | None:
         """An empty sequence, else the least recently used branch, else a stale request
         sequence (see ``_stale_seq``); None when there is none of these."""
-        spare = [s for s in self._seqs if s.seq_id != exclude
+        spare = [s for s in self._seqs if s.seq_id not in exclude
                  and (not s.tokens or s.idle_from is not None)]
         if not spare:
             return self._stale_seq(exclude)
         return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
 
-    def _lru_request_seq(self, exclude: int | None) -> _Seq | None:
-        """The least recently used sequence other than ``exclude`` and the most recently used
-        one (the request just answered); None when there is none."""
+    def _lru_request_seq(self, exclude: set[int | None]) -> _Seq | None:
+        """The least recently used sequence other than those in ``exclude`` and the most
+        recently used one (the request just answered); None when there is none."""
         newest = max(self._seqs, key=lambda s: s.last_used)
-        others = [s for s in self._seqs if s.seq_id != exclude and s is not newest]
+        others = [s for s in self._seqs if s.seq_id not in exclude and s is not newest]
         if not others:
             return None
         victim = min(others, key=lambda s: s.last_used)
         victim.idle_from = None
         return victim
 
-    def _stale_seq(self, exclude: int | None) -> _Seq | None:
+    def _stale_seq(self, exclude: set[int | None]) -> _Seq | None:
         """A request's sequence that holds little of its own: an older state of a prompt that
         other sequences hold up to near its end (the line before an Enter, a branch that was
         taken and then typed past). Without this, every taken branch turns a spare sequence
         into a request's, and after ``n_seq_max`` of them idle work has nowhere to go.
 
-        Never the most recently used sequence or ``exclude``, and never one whose own tokens
+        Never the most recently used sequence or one in ``exclude``, and never one whose own tokens
         (held by no other sequence) are more than a quarter of it and more than two blocks:
         a document's only copy of its prompt stays.
         """
         newest = max(self._seqs, key=lambda s: s.last_used)
         stale = []
         for seq in self._seqs:
-            if seq.seq_id == exclude or seq is newest or not seq.tokens:
+            if seq.seq_id in exclude or seq is newest or not seq.tokens:
                 continue
             own = self._own_tail(seq, 0)
             if own <= max(2 * self.block_size, len(seq.tokens) // 4):
@@ -467,18 +480,21 @@ class PrefixCache:
     def _evict_one(self, protect: int, idle_only: bool = False) -> bool:
         """Evict the least recently used leaf (a block or a bare partial tail), idle ones first.
 
-        ``idle_only``: only a leaf made by idle work may go (for idle work itself).
+        ``idle_only``: only a leaf made by idle work may go, and none of the in-view prompt's
+        (for idle work itself, other than that prompt's).
         """
+        kept = {protect, self._in_view} if idle_only else {protect}
         best: tuple[tuple[bool, float], list[_Seq], int] | None = None
         for seq in self._seqs:
-            if seq.seq_id == protect or not seq.tokens:
+            if seq.seq_id in kept or not seq.tokens:
                 continue
             tail_start = len(seq.keys) * self.block_size
             tail_idle = seq.idle_from is not None and seq.idle_from <= tail_start
             if seq.keys:
                 block = self._blocks[seq.keys[-1]]
                 holders = [self._seqs[h] for h in block.holders]
-                if protect in block.holders or any(len(h.keys) != len(seq.keys) for h in holders):
+                if not kept.isdisjoint(block.holders) or any(
+                        len(h.keys) != len(seq.keys) for h in holders):
                     if len(seq.tokens) == tail_start:
                         continue
                     candidate = ((not tail_idle, seq.last_used), [seq], tail_start)

@@ -208,3 +208,34 @@ def test_the_document_in_view_evicts_branches_before_other_documents(model):
     assert [held(cache, doc) for doc in docs[1:]] == [len(doc) for doc in docs[1:]]
     assert cache.used_cells <= 370
     cache.check()
+
+
+def test_other_idle_work_does_not_take_the_document_in_views_sequence(model):
+    # The three sequences: two documents and the prompt of the one the user is in. A branch
+    # of the file just left finds no room: the in-view prompt is not the spare branch.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    docs = [model.tokenize(source * 2)[:100] for source in (SOURCE_A, SOURCE_B, SOURCE_C)]
+    for doc in docs:
+        generate(cache, model, doc, n=2)
+    opened = model.tokenize(SOURCE_D * 2)[:100]
+    assert prefill(cache, opened, NEVER, chunk_tokens=32, in_view=True).outcome == "done"
+    left = docs[2] + model.tokenize("\nitem = 1")
+    assert prefill(cache, left, NEVER, chunk_tokens=32).outcome == "no_room"
+    assert held(cache, opened) == len(opened)
+    cache.check()
+
+
+def test_other_idle_work_does_not_evict_the_document_in_views_blocks(model):
+    # Room for the documents and the in-view prompt, not for another branch as well: the
+    # branch may evict only idle blocks, and the in-view prompt's are not its to take.
+    cache = make_cache(model, n_seq_max=6, block_size=16, budget=340)
+    docs = [model.tokenize(source * 2)[:96] for source in (SOURCE_A, SOURCE_B)]
+    for doc in docs:
+        generate(cache, model, doc, n=2)
+    opened = model.tokenize(SOURCE_D * 2)[:96]
+    assert prefill(cache, opened, NEVER, chunk_tokens=16, in_view=True).outcome == "done"
+    left = docs[1] + model.tokenize("".join(f"\nitem_{i} = {i}" for i in range(12)))[:64]
+    assert prefill(cache, left, NEVER, chunk_tokens=16).outcome == "no_room"
+    assert held(cache, opened) == len(opened)
+    assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
+    cache.check()
