@@ -40,6 +40,8 @@ class Prompt:
 
     tokens: list[int]
     heal: str
+    dropped_lines: int = 0
+    """Lines at the front of the text above that the window left out."""
 
 
 def _trim_front(tokens: list[int], limit: int) -> list[int]:
@@ -56,22 +58,26 @@ def _steps(n: int) -> int:
     return -(-n // TYPED_STEP_TOKENS)
 
 
-def _fit_above(above: str, tokenize: Tokenize, limit: int,
-               step: int = WINDOW_QUANTUM_LINES) -> list[int]:
-    """Tokens of ``above`` within ``limit``, dropping whole lines from the front in steps.
+def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QUANTUM_LINES,
+               drop_lines: int | None = None) -> tuple[list[int], int]:
+    """Tokens of ``above`` within ``limit``, dropping whole lines from the front in steps, and
+    how many lines were dropped.
 
     Dropping lines in steps of ``step`` lines (not single tokens) keeps the start of the
     prompt where it was while the user types and adds lines, so the cache keeps it.
+    ``drop_lines``: drop exactly that many lines instead, whatever the limit.
     """
+    if drop_lines is not None:
+        return tokenize("".join(above.splitlines(keepends=True)[drop_lines:])), drop_lines
     tokens = tokenize(above)
     if len(tokens) <= limit:
-        return tokens
+        return tokens, 0
     lines = above.splitlines(keepends=True)
     drop = 0
     while len(tokens) > limit and drop < len(lines):
         drop += step
         tokens = tokenize("".join(lines[drop:]))
-    return _trim_front(tokens, limit)
+    return _trim_front(tokens, limit), drop
 
 
 LAYOUTS = ("psm", "spm")
@@ -91,11 +97,14 @@ def resolve_layout(setting: str, architecture: str) -> str:
 def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
                  detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
                  extra_tokens: int, layout: str = "psm",
-                 window_step_lines: int = WINDOW_QUANTUM_LINES) -> Prompt:
+                 window_step_lines: int = WINDOW_QUANTUM_LINES,
+                 window_drop_lines: int | None = None) -> Prompt:
     """Tokens of the prompt for ``parts``, each piece held to its token budget.
 
     ``window_step_lines``: the lines above are dropped from the front in steps of this many
     (a short prompt needs a finer step than a full one, or a step may drop most of it).
+    ``window_drop_lines``: drop exactly that many, even past the prefix budget (to keep a
+    window start the cache holds).
     """
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra: list[int] = []
@@ -123,13 +132,14 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if recent_room + typed_room > prefix_tokens:
         recent, recent_room = [], 0  # no room: dropped with the window above them
     typed = recent + typed
-    above = _fit_above(parts.above, tokenize, max(0, prefix_tokens - typed_room - recent_room),
-                       window_step_lines)
+    above, dropped = _fit_above(parts.above, tokenize,
+                                max(0, prefix_tokens - typed_room - recent_room),
+                                window_step_lines, window_drop_lines)
     if not template.has_fim:
-        return Prompt(head + extra + above + typed, heal)
+        return Prompt(head + extra + above + typed, heal, dropped)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
     if layout == "spm":
         body = [template.suffix] + suffix + [template.prefix] + above
     else:
         body = [template.prefix] + above + [template.suffix] + suffix
-    return Prompt(head + extra + body + [template.middle] + typed, heal)
+    return Prompt(head + extra + body + [template.middle] + typed, heal, dropped)

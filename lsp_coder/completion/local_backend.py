@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from cachetools import LRUCache
+
 from ..backends.base import BackendResult, FimQuery, PromptPart
 from ..config import Config
 from ..engine.engine import Engine
@@ -25,6 +27,12 @@ COLD_WINDOW_STEP_LINES = 4
 """The short prompt for a cold cache drops lines above in steps of this many: a step of
 ``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
 
+ANCHOR_LINES = 4
+"""A short window's start is found again by this many lines of text."""
+
+ANCHORED_DOCUMENTS = 64
+"""Documents whose short window start is remembered (least recently used ones are dropped)."""
+
 
 class LocalBackend:
     """Completions from the engine in this process; call from the worker thread."""
@@ -36,6 +44,8 @@ class LocalBackend:
         self.engine = engine
         self.config = config
         """The current settings (the completion service owns them)."""
+        self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
+        """Per document, the first lines of the window of its last short prompt."""
 
     def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
         """The prompt budgets, scaled down together to fit the KV cache."""
@@ -87,11 +97,39 @@ class LocalBackend:
         if full_new * engine.prefill_token_ms <= idle.cold_prompt_ms:
             return None
         prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
-        short = self._prompt(replace(query, extra=(), prefix_tokens=prefix,
-                                     suffix_tokens=suffix, extra_tokens=0), config,
-                             window_step_lines=COLD_WINDOW_STEP_LINES)
+        short_query = replace(query, extra=(), prefix_tokens=prefix, suffix_tokens=suffix,
+                              extra_tokens=0)
+        short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
-        return short if short_new < full_new else None
+        held = self._anchored_prompt(short_query, config, len(full.tokens))
+        if held is not None and held.dropped_lines != short.dropped_lines:
+            held_new = len(held.tokens) - engine.cached_prefix(held.tokens)
+            if held_new < short_new:
+                short, short_new = held, held_new
+        if short_new >= full_new:
+            return None
+        lines = query.above.splitlines(keepends=True)
+        self._anchors[query.uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
+        return short
+
+    def _anchored_prompt(self, query: FimQuery, config: Config, cap: int) -> Prompt | None:
+        """The short prompt from where the document's last short window started, if those
+        lines are still above the cursor and the prompt from there is at most ``cap`` tokens.
+
+        The short window slides down a few lines at a time as lines are added above the
+        cursor (Enter, an accepted suggestion), and a moved start changes every token after
+        it. Keeping the start the cache holds costs a longer prompt, read once, instead.
+        """
+        anchor = self._anchors.get(query.uri)
+        if not anchor:
+            return None
+        lines = query.above.splitlines(keepends=True)
+        n = len(anchor)
+        starts = [i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor]
+        if not starts:
+            return None
+        held = self._prompt(query, config, window_drop_lines=starts[0])
+        return held if len(held.tokens) <= cap else None
 
     def prefill(self, query: FimQuery, part: PromptPart = "request",
                 in_view: bool = False) -> PrefillResult:
@@ -116,7 +154,8 @@ class LocalBackend:
         return config
 
     def _prompt(self, query: FimQuery, config: Config,
-                window_step_lines: int = WINDOW_QUANTUM_LINES) -> Prompt:
+                window_step_lines: int = WINDOW_QUANTUM_LINES,
+                window_drop_lines: int | None = None) -> Prompt:
         engine = self.engine
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
                             query.recent)
@@ -126,7 +165,8 @@ class LocalBackend:
                             extra_tokens=query.extra_tokens,
                             layout=resolve_layout(config.completion.fim_layout,
                                                   engine.architecture),
-                            window_step_lines=window_step_lines)
+                            window_step_lines=window_step_lines,
+                            window_drop_lines=window_drop_lines)
 
     def count_tokens(self, text: str) -> int:
         return len(self.engine.tokenize(text))

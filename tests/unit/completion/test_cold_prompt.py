@@ -1,0 +1,43 @@
+"""The short prompt for a cold cache keeps its window start while lines are added above."""
+
+from __future__ import annotations
+
+from lsp_coder.completion.next_prompts import after_enter
+from lsp_coder.completion.service import CompletionRequest, CompletionService
+from lsp_coder.config import Config, apply
+
+TEXT = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120))
+
+
+def line_end(text: str, line: int) -> int:
+    return sum(len(x) for x in text.splitlines(keepends=True)[: line + 1]) - 1
+
+
+def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
+    # 20 ms: the tiny model cannot read the ~1,000-token full prompt in that time, so both
+    # requests read short prompts. Enter at the end of line 60 adds a line above the
+    # cursor, and the 4-line steps of the short window would start it 4 lines further down.
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 4},
+                              "idle": {"cold_prompt_ms": 20, "cold_prompt_tokens": 384}},
+                   "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        before = line_end(TEXT, 60)
+        entered, after = after_enter(TEXT, before)
+        evaluated = {}
+        for remembers in (True, False):
+            service.engine.cache.clear()
+            uri = f"file:///remembers_{remembers}.py"
+            first = service.complete(CompletionRequest(uri=uri, text=TEXT, offset=before))
+            assert first.stats is not None and first.stats.short_prompt
+            if not remembers:
+                service.backend._anchors.clear()
+            second = service.complete(CompletionRequest(uri=uri, text=entered, offset=after))
+            assert second.stats is not None and second.stats.short_prompt
+            evaluated[remembers] = second.stats.evaluated_tokens
+        # The new line (and a re-tokenized token); from a moved start, the whole prompt.
+        assert evaluated[True] <= 12 and evaluated[False] > 200, evaluated
+    finally:
+        service.close()
