@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 
 import pytest
 
+from lsp_coder.bench.replay import _options
 from tests.conftest import server_env
 
 
@@ -114,3 +116,10 @@ def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
     rows = json.loads((tmp_path / "out" / "documents.json").read_text())
     assert len(rows) == 14
     assert all("loop_block_max_ms" in row and "loop_busy_max_ms" in row for row in rows)
+
+
+def test_bench_time_box_sets_the_inline_budget_of_every_run():
+    args = argparse.Namespace(model=None, draft=None, max_tokens=24, time_box=0)
+    assert _options(args)["completion"]["inline_budget_ms"] == 0
+    args.time_box = 1500
+    assert _options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500

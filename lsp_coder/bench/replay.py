@@ -99,6 +99,11 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="--idle: idle.cold_prompt_ms of the --cold and --parts run")
     p.add_argument("--cold-tokens", type=int, default=0,
                    help="--idle: idle.cold_prompt_tokens of that run (0: the default)")
+    p.add_argument("--time-box", type=int, default=0, metavar="MS",
+                   help="completion.inline_budget_ms of every run: after MS the complete lines"
+                        " so far are answered and generation goes on into the suggestion"
+                        " cache, as by default in the editor (1500); 0 (the default here):"
+                        " every key waits for its whole answer, so runs compare")
     p.add_argument("--parts", action="store_true",
                    help="--idle: also a run with idle prefill only (no prefetch), and --cold")
     p.add_argument("--restart", action="store_true",
@@ -117,8 +122,10 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
 def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
     options: dict[str, Any] = {
         "model": {},
-        # No debounce and no time-box: each awaited key gets the full answer, so runs compare.
-        "completion": {"debounce_ms": 0, "inline_budget_ms": 0, "max_tokens": args.max_tokens},
+        # No debounce and (unless --time-box) no time box: each awaited key gets the full
+        # answer, so runs compare.
+        "completion": {"debounce_ms": 0, "inline_budget_ms": getattr(args, "time_box", 0),
+                       "max_tokens": args.max_tokens},
         "cache": {},
         "speculative": {},
         # Full prompts throughout, as in the figures measured before the short prompt for a
