@@ -209,7 +209,7 @@ class PrefixCache:
         if src is not None and n == len(tokens):
             return self._claimed(Prepared(src.seq_id, n), in_view)
         now = self._tick()
-        guarded = None if in_view else self._in_view
+        guarded = None if in_view else self._guarded()
         if src is not None and src.idle_from is not None and n >= src.idle_from and (
                 src.seq_id != guarded and self._own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
@@ -238,6 +238,13 @@ class PrefixCache:
         if in_view:
             self._in_view = prepared.seq_id
         return prepared
+
+    def _guarded(self) -> int | None:
+        """The sequence other idle work must leave alone: the in-view prompt's, while it is
+        still a branch no request has taken over (a request's sequence is never idle work's
+        to take, and an emptied one holds nothing)."""
+        seq = None if self._in_view is None else self._seqs[self._in_view]
+        return None if seq is None or not seq.tokens or seq.idle_from is None else seq.seq_id
 
     def is_branch(self, seq_id: int) -> bool:
         """Whether a sequence holds idle work no request has used."""
@@ -483,7 +490,7 @@ class PrefixCache:
         ``idle_only``: only a leaf made by idle work may go, and none of the in-view prompt's
         (for idle work itself, other than that prompt's).
         """
-        kept = {protect, self._in_view} if idle_only else {protect}
+        kept = {protect, self._guarded()} if idle_only else {protect}
         best: tuple[tuple[bool, float], list[_Seq], int] | None = None
         for seq in self._seqs:
             if seq.seq_id in kept or not seq.tokens:
