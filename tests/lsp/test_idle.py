@@ -308,6 +308,7 @@ async def test_only_the_file_opened_last_takes_another_documents_room(tiny_qwen)
             await inline(client, uri, types.Position(line=121, character=4))
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"idle": {"enabled": True, "prefetch": False, "start_after_ms": 300}}))
+        await idle_totals(client)  # the settings apply (a task) before the next message
         for name in ("d", "e"):
             open_doc(client, f"file:///tmp/focus_{name}.py",
                      BODY.replace("helper", f"{name}_helper"))

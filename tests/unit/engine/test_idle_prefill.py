@@ -173,14 +173,19 @@ SOURCE_C = "".join(f"let value_{i} = compute({i}, 'c');\n" for i in range(40))
 SOURCE_D = "".join(f"<li id=\"d{i}\">item {i}</li>\n" for i in range(40))
 
 
-def test_the_document_in_view_takes_the_least_recently_used_documents_sequence(model):
-    # Three documents fill the three sequences (each its only copy, nothing stale): a
-    # prefill for a fourth document finds no room, unless the user is in it now.
+def full_sequences(model) -> tuple[PrefixCache, list[list[int]], list[int]]:
+    """Three documents in the three sequences (each its only copy, nothing stale), and the
+    prompt of a fourth one."""
     cache = make_cache(model, n_seq_max=3, block_size=16)
     docs = [model.tokenize(source * 2)[:100] for source in (SOURCE_A, SOURCE_B, SOURCE_C)]
     for doc in docs:
         generate(cache, model, doc, n=2)
-    opened = model.tokenize(SOURCE_D * 2)[:100]
+    return cache, docs, model.tokenize(SOURCE_D * 2)[:100]
+
+
+def test_the_document_in_view_takes_the_least_recently_used_documents_sequence(model):
+    # A prefill for a fourth document finds no room, unless the user is in it now.
+    cache, docs, opened = full_sequences(model)
     assert prefill(cache, opened, NEVER, chunk_tokens=32).outcome == "no_room"
     assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
     result = prefill(cache, opened, NEVER, chunk_tokens=32, in_view=True)
@@ -213,11 +218,7 @@ def test_the_document_in_view_evicts_branches_before_other_documents(model):
 def test_other_idle_work_does_not_take_the_document_in_views_sequence(model):
     # The three sequences: two documents and the prompt of the one the user is in. A branch
     # of the file just left finds no room: the in-view prompt is not the spare branch.
-    cache = make_cache(model, n_seq_max=3, block_size=16)
-    docs = [model.tokenize(source * 2)[:100] for source in (SOURCE_A, SOURCE_B, SOURCE_C)]
-    for doc in docs:
-        generate(cache, model, doc, n=2)
-    opened = model.tokenize(SOURCE_D * 2)[:100]
+    cache, docs, opened = full_sequences(model)
     assert prefill(cache, opened, NEVER, chunk_tokens=32, in_view=True).outcome == "done"
     left = docs[2] + model.tokenize("\nitem = 1")
     assert prefill(cache, left, NEVER, chunk_tokens=32).outcome == "no_room"
