@@ -240,11 +240,13 @@ class PrefixCache:
         return prepared
 
     def _guarded(self) -> int | None:
-        """The sequence other idle work must leave alone: the in-view prompt's, while it is
-        still a branch no request has taken over (a request's sequence is never idle work's
-        to take, and an emptied one holds nothing)."""
+        """The sequence other idle work must leave alone: the in-view prompt's, while it holds
+        idle tokens no request has used (a request's sequence is never idle work's to take,
+        and a branch with none holds only what a request read, or a shared prefix)."""
         seq = None if self._in_view is None else self._seqs[self._in_view]
-        return None if seq is None or not seq.tokens or seq.idle_from is None else seq.seq_id
+        if seq is None or seq.idle_from is None or seq.idle_from >= len(seq.tokens):
+            return None
+        return seq.seq_id
 
     def is_branch(self, seq_id: int) -> bool:
         """Whether a sequence holds idle work no request has used."""

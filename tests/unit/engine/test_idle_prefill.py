@@ -240,3 +240,19 @@ def test_other_idle_work_does_not_evict_the_document_in_views_blocks(model):
     assert held(cache, opened) == len(opened)
     assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
     cache.check()
+
+
+def test_an_in_view_branch_with_no_unused_tokens_is_not_kept_from_other_idle_work(model):
+    # The in-view prefill is stopped right after sharing a prefix into the spare sequence: it
+    # holds nothing of its own, so the next branch may take it.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    docs = [model.tokenize(source * 2)[:100] for source in (SOURCE_A, SOURCE_B)]
+    for doc in docs:
+        generate(cache, model, doc, n=2)
+    opened = docs[1][:64] + model.tokenize(SOURCE_D)[:36]
+    stopped = prefill(cache, opened, lambda: True, chunk_tokens=16, in_view=True)
+    assert stopped.outcome == "cancelled" and stopped.reused_tokens == 64
+    left = docs[0] + model.tokenize("\nitem = 1")
+    assert prefill(cache, left, NEVER, chunk_tokens=16).outcome == "done"
+    assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
+    cache.check()
