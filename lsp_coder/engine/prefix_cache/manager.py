@@ -23,7 +23,8 @@ real request made or used, and idle work itself only ever evicts idle leaves (it
 live document out), except for the document the user is in now (``in_view``: just opened, or
 the cursor rests there), whose prompt may then take the least recently used request's room,
 as the request it stands for would. The sequence that holds that prompt is the user's until
-the next in-view prompt: other idle work neither takes it nor evicts its blocks. A real request
+the next in-view prompt, while it holds idle tokens no request has used: other idle work
+neither takes it nor evicts its blocks. A real request
 that reuses idle tokens promotes them to the normal tier and counts them in
 ``idle_used_tokens``.
 """
