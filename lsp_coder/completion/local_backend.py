@@ -101,35 +101,33 @@ class LocalBackend:
                               extra_tokens=0)
         short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
-        held = self._anchored_prompt(short_query, config, len(full.tokens))
-        if held is not None and held.dropped_lines != short.dropped_lines:
+        lines = query.above.splitlines(keepends=True)
+        start = self._anchored_start(query.uri, lines)
+        if start is not None and start != short.dropped_lines:
+            held = self._prompt(short_query, config, window_drop_lines=start)
             held_new = len(held.tokens) - engine.cached_prefix(held.tokens)
-            if held_new < short_new:
+            if len(held.tokens) <= len(full.tokens) and held_new < short_new:
                 short, short_new = held, held_new
         if short_new >= full_new:
             return None
-        lines = query.above.splitlines(keepends=True)
         self._anchors[query.uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
         return short
 
-    def _anchored_prompt(self, query: FimQuery, config: Config, cap: int) -> Prompt | None:
-        """The short prompt from where the document's last short window started, if those
-        lines are still above the cursor and the prompt from there is at most ``cap`` tokens.
+    def _anchored_start(self, uri: str, lines: list[str]) -> int | None:
+        """Where the document's last short window started among ``lines`` (the lines above),
+        if those lines are still there.
 
         The short window slides down a few lines at a time as lines are added above the
         cursor (Enter, an accepted suggestion), and a moved start changes every token after
-        it. Keeping the start the cache holds costs a longer prompt, read once, instead.
+        it. Keeping the start the cache holds costs a longer prompt (at most the full one),
+        read once, instead.
         """
-        anchor = self._anchors.get(query.uri)
+        anchor = self._anchors.get(uri)
         if not anchor:
             return None
-        lines = query.above.splitlines(keepends=True)
         n = len(anchor)
-        starts = [i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor]
-        if not starts:
-            return None
-        held = self._prompt(query, config, window_drop_lines=starts[0])
-        return held if len(held.tokens) <= cap else None
+        return next((i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor),
+                    None)
 
     def prefill(self, query: FimQuery, part: PromptPart = "request",
                 in_view: bool = False) -> PrefillResult:

@@ -24,9 +24,8 @@ live document out), except for the document the user is in now (``in_view``: jus
 the cursor rests there), whose prompt may then take the least recently used request's room,
 as the request it stands for would. The sequence that holds that prompt is the user's until
 the next in-view prompt, while it holds idle tokens no request has used: other idle work
-neither takes it nor evicts its blocks. A real request
-that reuses idle tokens promotes them to the normal tier and counts them in
-``idle_used_tokens``.
+neither takes it nor evicts its blocks. A real request that reuses idle tokens promotes them
+to the normal tier and counts them in ``idle_used_tokens``.
 """
 
 from __future__ import annotations
@@ -430,9 +429,9 @@ class PrefixCache:
         taken and then typed past). Without this, every taken branch turns a spare sequence
         into a request's, and after ``n_seq_max`` of them idle work has nowhere to go.
 
-        Never the most recently used sequence or one in ``exclude``, and never one whose own tokens
-        (held by no other sequence) are more than a quarter of it and more than two blocks:
-        a document's only copy of its prompt stays.
+        Never the most recently used sequence or one in ``exclude``, and never one whose own
+        tokens (held by no other sequence) are more than a quarter of it and more than two
+        blocks: a document's only copy of its prompt stays.
         """
         newest = max(self._seqs, key=lambda s: s.last_used)
         stale = []
