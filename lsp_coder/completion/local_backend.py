@@ -69,6 +69,7 @@ class LocalBackend:
             cancelled=query.cancelled,
             on_text=query.on_text,
             idle=query.idle,
+            document=query.uri or None,
         ))
         result.stats.short_prompt = short
         return BackendResult(result.text, result.stop_reason, result.stats)
@@ -142,7 +143,8 @@ class LocalBackend:
         suffix = engine.template.suffix
         if part == "shared" and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]
-        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view)
+        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view,
+                              query.uri or None)
 
     def _settings(self) -> Config:
         """One version of the settings for a whole call, given to the engine first."""

@@ -144,11 +144,11 @@ class Engine:
         return result
 
     def prefill(self, tokens: list[int], cancelled: Callable[[], bool] = lambda: False,
-                stop: Callable[[], bool] = lambda: False,
-                in_view: bool = False) -> PrefillResult:
+                stop: Callable[[], bool] = lambda: False, in_view: bool = False,
+                document: str | None = None) -> PrefillResult:
         """Evaluate ``tokens`` into the prefix cache as idle work (see ``engine.prefill``)."""
         result = prefill(self.cache, tokens, cancelled, self.config.idle.chunk_tokens, stop,
-                         in_view)
+                         in_view, document)
         if result.outcome == "done":
             self.costs.observe_prefill(result.evaluated_tokens, result.prefill_ms)
         return result

@@ -47,6 +47,8 @@ class GenerateRequest:
     """Told the text so far after every emitted token."""
     idle: bool = False
     """Idle work (a prefetch): runs on a branch of the prefix cache (see ``prepare_branch``)."""
+    document: str | None = None
+    """The document the prompt is for (the prefix cache tells its older states by it)."""
 
 
 @dataclass(slots=True)
@@ -232,8 +234,9 @@ class Generator:
         history = run.history
         stats = run.stats
         stats.prompt_tokens = len(history)
-        prepared = (self.cache.prepare_branch(history, leave=1) if run.req.idle
-                    else self.cache.prepare(history))
+        document = run.req.document
+        prepared = (self.cache.prepare_branch(history, leave=1, document=document)
+                    if run.req.idle else self.cache.prepare(history, document))
         if prepared is None:  # idle work found no spare sequence: it does not run
             raise DecodeAborted(0)
         stats.reused_tokens = prepared.reused
@@ -310,9 +313,10 @@ class Generator:
         req, out, stats = run.req, run.out, run.stats
         stats.generated_tokens = len(out)
         log.debug("generate: prompt %d reused %d hint %d -> %d tokens (%d known, %s) in %.0f ms"
-                  " decode, %d steps, drafts %s/%s", len(req.prompt), stats.reused_tokens,
-                  len(req.hint), len(out), stats.known_tokens, reason.value, stats.decode_ms,
-                  stats.decode_steps, stats.draft_accepted, stats.draft_proposed)
+                  " prefill, %.0f ms decode, %d steps, drafts %s/%s", len(req.prompt),
+                  stats.reused_tokens, len(req.hint), len(out), stats.known_tokens, reason.value,
+                  stats.prefill_ms, stats.decode_ms, stats.decode_steps, stats.draft_accepted,
+                  stats.draft_proposed)
         text = self._text(out, req)
         cut = req.stop(text) if req.stop is not None else None
         return GenerateResult(text if cut is None else text[:cut], out, reason.value, stats)

@@ -36,7 +36,8 @@ class PrefillResult:
 
 def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],
             chunk_tokens: int = 64,
-            stop: Callable[[], bool] = lambda: False, in_view: bool = False) -> PrefillResult:
+            stop: Callable[[], bool] = lambda: False, in_view: bool = False,
+            document: str | None = None) -> PrefillResult:
     """Make ``cache`` hold ``tokens`` on a branch sequence, stoppable at any ubatch.
 
     Args:
@@ -49,6 +50,7 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
         in_view: the prompt of the document the user is in now: when no spare sequence or
             idle block is left it may take the least recently used request's room (see
             ``PrefixCache.prepare_branch``).
+        document: the document the prompt is for (see ``PrefixCache.prepare``).
 
     Returns:
         What was done; nothing raises for a cancelled or impossible prefill.
@@ -58,7 +60,7 @@ def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool]
     if not tokens:
         return PrefillResult("cached", 0)
     try:
-        prepared = cache.prepare_branch(tokens, in_view=in_view)
+        prepared = cache.prepare_branch(tokens, in_view=in_view, document=document)
     except PromptTooLong:
         return PrefillResult("no_room", len(tokens))
     if prepared is None:

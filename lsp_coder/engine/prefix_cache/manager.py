@@ -49,6 +49,10 @@ class _Seq:
     last_used: float = 0.0
     idle_from: int | None = None
     """Tokens from this position on were evaluated by idle work and no request used them yet."""
+    document: str | None = None
+    """The document whose prompt the sequence holds, when the caller said (see ``prepare``)."""
+    requested: float = 0.0
+    """When a request last ran in this sequence (``last_used`` also counts sharing from it)."""
 
 
 @dataclass(slots=True)
@@ -146,11 +150,13 @@ class PrefixCache:
                 best, best_len = seq, n
         return (best.seq_id if best else None), best_len
 
-    def prepare(self, tokens: list[int]) -> Prepared:
+    def prepare(self, tokens: list[int], document: str | None = None) -> Prepared:
         """Make a sequence hold the longest cached prefix of ``tokens`` (at most all but one).
 
         The caller then evaluates ``tokens[reused:]`` with ``extend``. The last token is always
-        left to evaluate, since its logits are needed.
+        left to evaluate, since its logits are needed. ``document`` names the document the
+        prompt is for: a request's sequence that a newer request for the same document has
+        left behind is an older state idle work may reclaim (see ``_stale_seq``).
         """
         if len(tokens) + 1 > self.budget:
             raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
@@ -160,19 +166,19 @@ class PrefixCache:
         if src_id is None or n <= 0:
             dst = self._free_seq(exclude=None)
             self._truncate(dst, 0)
-            dst.last_used = now
+            self._requested(dst, document, now)
             return Prepared(dst.seq_id, 0)
         src = self._seqs[src_id]
         self._count_idle_used(src, n)
         chunks = self._find_moved_chunks(src, tokens, n) if self.shift_min else []
         if chunks:
             src.idle_from = None
-            self._touch(src, now)
+            self._requested(src, document, now)
             return self._shift_chunks(src, tokens, n, chunks)
         if self._own_tail(src, n) <= self.inplace_tail:
             self._truncate(src, n)
             src.idle_from = None
-            self._touch(src, now)
+            self._requested(src, document, now)
             return Prepared(src.seq_id, n)
         dst = self._free_seq(exclude=src.seq_id)
         self._truncate(dst, 0)
@@ -181,12 +187,12 @@ class PrefixCache:
         dst.keys = src.keys[: n // self.block_size]
         for key in dst.keys:
             self._blocks[key].holders.add(dst.seq_id)
-        self._touch(dst, now)
+        self._requested(dst, document, now)
         src.last_used = now
         return Prepared(dst.seq_id, n)
 
-    def prepare_branch(self, tokens: list[int], leave: int = 0,
-                       in_view: bool = False) -> Prepared | None:
+    def prepare_branch(self, tokens: list[int], leave: int = 0, in_view: bool = False,
+                       document: str | None = None) -> Prepared | None:
         """For idle work: make a spare sequence hold the longest cached prefix of ``tokens``.
 
         Unlike ``prepare`` it never truncates or moves a sequence a request made: the prefix is
@@ -200,6 +206,7 @@ class PrefixCache:
         least recently used request's sequence, as the request it stands for would. The
         sequence it ends up in is then kept from other idle work until the next in-view
         prompt: work for another file, or a guess at the next key, must not undo it.
+        ``document``: as for ``prepare``.
         """
         if len(tokens) + 1 > self.budget:
             raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
@@ -214,6 +221,7 @@ class PrefixCache:
                 src.seq_id != guarded and self._own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
             src.last_used = now
+            src.document = document
             return self._claimed(Prepared(src.seq_id, n), in_view)
         exclude = {guarded} | ({src.seq_id} if src is not None else set())
         dst = self._spare_seq(exclude)
@@ -223,6 +231,7 @@ class PrefixCache:
             return None
         self._truncate(dst, 0)
         dst.last_used = now
+        dst.document = document
         if src is None or n <= 0:
             dst.idle_from = 0
             return self._claimed(Prepared(dst.seq_id, 0), in_view)
@@ -233,6 +242,11 @@ class PrefixCache:
             self._blocks[key].holders.add(dst.seq_id)
         dst.idle_from = n
         return self._claimed(Prepared(dst.seq_id, n), in_view)
+
+    def _requested(self, seq: _Seq, document: str | None, now: float) -> None:
+        seq.document = document
+        seq.requested = now
+        self._touch(seq, now)
 
     def _claimed(self, prepared: Prepared, in_view: bool) -> Prepared:
         if in_view:
@@ -296,7 +310,7 @@ class PrefixCache:
         """Forget everything (the context's KV is cleared too)."""
         self.ctx.clear()
         for seq in self._seqs:
-            seq.tokens, seq.keys, seq.idle_from = [], [], None
+            seq.tokens, seq.keys, seq.idle_from, seq.document = [], [], None, None
         self._blocks.clear()
         self._in_view = None
 
@@ -424,14 +438,17 @@ class PrefixCache:
         return victim
 
     def _stale_seq(self, exclude: set[int | None]) -> _Seq | None:
-        """A request's sequence that holds little of its own: an older state of a prompt that
-        other sequences hold up to near its end (the line before an Enter, a branch that was
-        taken and then typed past). Without this, every taken branch turns a spare sequence
-        into a request's, and after ``n_seq_max`` of them idle work has nowhere to go.
+        """A request's sequence holding an older state of a prompt: one that holds little of
+        its own (other sequences hold the prompt up to near its end: the line before an
+        Enter, a branch that was taken and then typed past), or one a later request for the
+        same document left behind (the state before an Enter re-read the suffix). Without
+        this, every taken branch turns a spare sequence into a request's, and after
+        ``n_seq_max`` of them idle work has nowhere to go.
 
         Never the most recently used sequence or one in ``exclude``, and never one whose own
         tokens (held by no other sequence) are more than a quarter of it and more than two
-        blocks: a document's only copy of its prompt stays.
+        blocks, unless it is such an older state: a document's latest prompt stays. The one
+        with the fewest own tokens goes first.
         """
         newest = max(self._seqs, key=lambda s: s.last_used)
         stale = []
@@ -439,9 +456,16 @@ class PrefixCache:
             if seq.seq_id in exclude or seq is newest or not seq.tokens:
                 continue
             own = self._own_tail(seq, 0)
-            if own <= max(2 * self.block_size, len(seq.tokens) // 4):
+            if own <= max(2 * self.block_size, len(seq.tokens) // 4) or self._left_behind(seq):
                 stale.append((own, seq.last_used, seq))
         return min(stale, key=lambda t: t[:2])[2] if stale else None
+
+    def _left_behind(self, seq: _Seq) -> bool:
+        """Whether a later request for ``seq``'s document runs in another sequence."""
+        return seq.document is not None and any(
+            other.document == seq.document and other.idle_from is None
+            and other.requested > seq.requested and other.tokens
+            for other in self._seqs if other is not seq)
 
     def _append(self, seq: _Seq, tokens: list[int], idle: bool = False) -> None:
         if not tokens:

@@ -256,3 +256,46 @@ def test_an_in_view_branch_with_no_unused_tokens_is_not_kept_from_other_idle_wor
     assert prefill(cache, left, NEVER, chunk_tokens=16).outcome == "done"
     assert [held(cache, doc) for doc in docs] == [len(doc) for doc in docs]
     cache.check()
+
+
+def test_a_documents_state_left_behind_by_a_later_request_is_spare_for_idle_work(model):
+    # Enter in a short prompt re-reads the suffix: the state before it keeps a long tail of
+    # its own in another sequence. With the three sequences holding two states of one
+    # document and another document, a branch takes the older state, never a latest one.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    shared = model.tokenize(SOURCE_A * 2)[:64]
+    before = shared + model.tokenize(SOURCE_C * 2)[:80]
+    after = shared + model.tokenize(SOURCE_D * 2)[:80]
+    generate_for(cache, model, before, "file:///a.py")
+    generate_for(cache, model, after, "file:///a.py")
+    other = model.tokenize(SOURCE_B * 2)[:100]
+    generate_for(cache, model, other, "file:///b.py")
+    branch = other + model.tokenize("\nitem = 1")
+    result = prefill(cache, branch, NEVER, chunk_tokens=16, document="file:///b.py")
+    assert result.outcome == "done" and held(cache, branch) == len(branch)
+    assert held(cache, before) == len(shared)
+    assert [held(cache, after), held(cache, other)] == [len(after), len(other)]
+    cache.check()
+
+
+def test_states_of_different_documents_are_not_older_states_of_one_another(model):
+    # The same three sequences, but the first two prompts are for two documents that start
+    # alike: each is its document's only copy, so the branch finds no room.
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    shared = model.tokenize(SOURCE_A * 2)[:64]
+    first = shared + model.tokenize(SOURCE_C * 2)[:80]
+    second = shared + model.tokenize(SOURCE_D * 2)[:80]
+    generate_for(cache, model, first, "file:///a.py")
+    generate_for(cache, model, second, "file:///c.py")
+    other = model.tokenize(SOURCE_B * 2)[:100]
+    generate_for(cache, model, other, "file:///b.py")
+    branch = other + model.tokenize("\nitem = 1")
+    result = prefill(cache, branch, NEVER, chunk_tokens=16, document="file:///b.py")
+    assert result.outcome == "no_room"
+    assert [held(cache, p) for p in (first, second, other)] == [144, 144, 100]
+    cache.check()
+
+
+def generate_for(cache, model, prompt, document, n=2):
+    return Generator(model, cache).generate(
+        GenerateRequest(prompt=prompt, max_tokens=n, speculative=False, document=document))
