@@ -17,6 +17,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
@@ -27,6 +28,10 @@ from ..config import IdleConfig
 from .stats import Stats
 
 log = logging.getLogger(__name__)
+
+PREFETCHES_KEPT = 2
+"""Finished prefetches a request for exactly their state can still take (Enter's and the
+accept branch's, which run one after the other)."""
 
 
 @dataclass(slots=True)
@@ -52,8 +57,18 @@ class _Ahead:
     taker: _Pending | None = None
 
     def matches(self, req: CompletionRequest) -> bool:
-        return (req.uri == self.uri and req.offset == self.offset and not self.result.done()
+        """Whether ``req`` asks for exactly this state and the job has (or may still get) an
+        answer for it."""
+        return (req.uri == self.uri and req.offset == self.offset and self.answered() is not False
                 and self.text is not None and req.text == self.text)
+
+    def answered(self) -> bool | None:
+        """None while the job runs; then whether it generated a suggestion (an empty one
+        counts: the suggestion cache keeps only non-empty ones)."""
+        if not self.result.done():
+            return None
+        made = self.result.result()
+        return made is not None and made.stop_reason != "cancelled"
 
     def answer_early(self, suggestion: Suggestion) -> None:
         self.early = suggestion
@@ -84,6 +99,7 @@ class Scheduler:
         self._idle_stop_soon: threading.Event | None = None  # set: it stops after its chunk
         self._idle_job: NextPrompt | None = None
         self._ahead: _Ahead | None = None  # the running idle job, when it prefetches
+        self._prefetched: deque[_Ahead] = deque(maxlen=PREFETCHES_KEPT)  # finished ones
         self._idle_timer: asyncio.TimerHandle | None = None
         self._preempted_at: int | None = None  # ubatch clock when a request stopped idle work
         self._last_activity = 0.0
@@ -117,6 +133,7 @@ class Scheduler:
         being answered empty (they are still superseded and cancelled as usual)."""
         if self._loading is None or self._loading.done():
             self._loading = asyncio.get_running_loop().create_future()
+        self._prefetched.clear()  # made by the model being replaced
 
     def end_loading(self) -> None:
         if self._loading is not None and not self._loading.done():
@@ -178,7 +195,8 @@ class Scheduler:
         """
         start = time.perf_counter()
         self._note_request(req.uri)
-        ahead = self._ahead if self._ahead is not None and self._ahead.matches(req) else None
+        ahead = next((a for a in (self._ahead, *reversed(self._prefetched))
+                      if a is not None and a.matches(req)), None)
         # A cursor job of this document is reading the prompt this request starts from: the
         # chunk it is on finishes (and stays cached) instead of being thrown away.
         running = self._idle_job
@@ -246,9 +264,10 @@ class Scheduler:
 
     def _take_ahead(self, ahead: _Ahead, req: CompletionRequest, pending: _Pending,
                     loop: asyncio.AbstractEventLoop) -> None:
-        """Answer ``pending`` from the prefetch already generating its state: its early lines
-        if the budget ran out, then its suggestion; start the engine as usual if the prefetch
-        ends without one (stopped by another request, or its prefill did not finish)."""
+        """Answer ``pending`` from the prefetch of its state, running or finished: its early
+        lines if the budget ran out, then its suggestion; start the engine as usual if the
+        prefetch ends without one (stopped by another request, or its prefill did not
+        finish)."""
         ahead.taker = pending
         if ahead.early is not None:
             _resolve(pending.answer, ahead.early)
@@ -333,6 +352,8 @@ class Scheduler:
         self._supersede(uri)
         self._timing.pop(uri, None)
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri]
+        for ahead in [a for a in self._prefetched if a.uri == uri]:
+            self._prefetched.remove(ahead)
 
     # -- idle work ------------------------------------------------------------------------------
 
@@ -480,6 +501,8 @@ class Scheduler:
                 self._idle_job = None
             if self._ahead is ahead:
                 self._ahead = None
+            if ahead is not None:
+                self._prefetched.append(ahead)
             self._schedule_idle()
 
         try:

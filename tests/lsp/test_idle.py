@@ -164,6 +164,25 @@ async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_sam
     assert answers[True] == answers[False] and answers[True]
 
 
+async def test_a_finished_prefetch_with_nothing_to_show_answers_its_state(tiny_qwen):
+    # One token of the tiny model after Enter is blank: nothing to show, and the suggestion
+    # cache keeps no empty answer. The request takes the finished prefetch's (empty) answer
+    # instead of generating it again.
+    answers = {}
+    for prefetch in (True, False):
+        client = await start(tiny_qwen, {"prefetch": prefetch}, {"max_tokens": 1})
+        try:
+            _, after_enter, _ = await answer_then_enter(
+                client, "file:///tmp/blank.py", BODY + "class Queue:\n    def put(self, item):",
+                "        ", idle_work=True)
+            entry = (await server_stats(client))["recent"][-1]
+            answers[prefetch] = [i.insert_text for i in after_enter.items]
+            assert entry["prefetch_taken"] is prefetch and not entry["cached"], entry
+        finally:
+            await stop(client)
+    assert answers[True] == answers[False] == []
+
+
 async def test_a_request_for_the_state_being_prefetched_takes_the_prefetch_answer(tiny_qwen):
     def text_of(attempt: int) -> str:
         return f"# {attempt}\n" + BODY + "class Queue:\n    def put(self, item):"
