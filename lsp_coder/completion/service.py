@@ -239,11 +239,10 @@ class CompletionService:
         query = self._query(backend, req, preview=idle)
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
         multiline = wants_multiline(parts)
-        max_lines = cc.max_lines if multiline else 1
         prefix, suffix = _filter_window(req.text, req.offset)
         ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
-        query.stop = _line_limit(max_lines)
+        query.stop = _line_limit(cc.max_lines) if multiline else _first_line
         query.budget_ms = req.budget_ms
         query.cancelled = cancelled
         query.on_text = early.on_text if answer_early is not None else None
@@ -380,6 +379,14 @@ class _EarlyAnswer:
         self.sent = True
         self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
                              stop_reason="time_box"))
+
+
+def _first_line(text: str) -> int | None:
+    """Single-line mode shows only the text before the first newline (see ``limit_scope``):
+    stop there. At the end of a finished line the model's answer is often a newline and the
+    next line, which would be generated only to be dropped."""
+    cut = text.find("\n")
+    return None if cut < 0 else cut
 
 
 def _line_limit(max_lines: int) -> Callable[[str], int | None]:

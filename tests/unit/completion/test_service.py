@@ -128,3 +128,29 @@ def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
         service.close()
     assert service.snapshot() == {"model_loaded": False, "error": None,
                                   "backend": {"kind": "local"}}
+
+
+MEAN = ("def mean(values):\n    total = 0\n    for value in values:\n        total += value\n"
+        "    return total / len(values)\n\n\nprint(mean([1, 2, 3]))\n")
+
+
+@pytest.mark.parametrize("line", ["    total = 0", "        total += value",
+                                  "    return total / len(values)"])
+def test_at_the_end_of_a_finished_line_generation_stops_at_the_newline(real_small_model, line):
+    # Single-line mode shows the text before the first newline only. The model's answer at
+    # the end of these lines is a newline and the next line, which took 8 to 21 tokens to
+    # generate before being dropped.
+    config = apply(Config(), {"model": {"path": str(real_small_model), "n_ctx": 1024,
+                                        "n_seq_max": 2, "draft_path": "none"},
+                              "completion": {"max_tokens": 32}, "idle": {"enabled": False}},
+                   "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        offset = MEAN.index(line) + len(line)
+        suggestion = service.complete(CompletionRequest(uri="file:///mean.py", text=MEAN,
+                                                        offset=offset))
+        assert suggestion.text == "" and suggestion.stop_reason == "stop"
+        assert suggestion.stats is not None and suggestion.stats.generated_tokens <= 2
+    finally:
+        service.close()
