@@ -146,41 +146,39 @@ async def test_idle_off_does_no_idle_work_and_answers_the_same(tiny_qwen):
     assert answers[True] == answers[False]
 
 
-async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_same_text(tiny_qwen):
-    answers = {}
+async def enter_with_and_without_prefetch(tiny_qwen, completion: dict | None = None) -> dict:
+    """Per ``idle.prefetch`` setting: the answer after Enter (once idle work is done), the
+    stats entry of that request and the totals after idle work."""
+    runs = {}
     for prefetch in (True, False):
-        client = await start(tiny_qwen, {"prefetch": prefetch})
+        client = await start(tiny_qwen, {"prefetch": prefetch}, completion)
         try:
             _, after_enter, totals = await answer_then_enter(
                 client, "file:///tmp/prefetch.py", BODY + "class Queue:\n    def put(self, item):",
                 "        ", idle_work=True)
             entry = (await server_stats(client))["recent"][-1]
-            answers[prefetch] = [i.insert_text for i in after_enter.items]
-            assert entry["cached"] is prefetch, entry
-            if prefetch:
-                assert totals["idle"]["prefetched"] >= 1, totals["idle"]
+            runs[prefetch] = ([i.insert_text for i in after_enter.items], entry, totals)
         finally:
             await stop(client)
-    assert answers[True] == answers[False] and answers[True]
+    return runs
+
+
+async def test_a_prefetched_enter_branch_is_answered_from_the_cache_with_the_same_text(tiny_qwen):
+    runs = await enter_with_and_without_prefetch(tiny_qwen)
+    for prefetch, (_, entry, _) in runs.items():
+        assert entry["cached"] is prefetch, entry
+    assert runs[True][2]["idle"]["prefetched"] >= 1, runs[True][2]["idle"]
+    assert runs[True][0] == runs[False][0] and runs[True][0]
 
 
 async def test_a_finished_prefetch_with_nothing_to_show_answers_its_state(tiny_qwen):
     # One token of the tiny model after Enter is blank: nothing to show, and the suggestion
     # cache keeps no empty answer. The request takes the finished prefetch's (empty) answer
     # instead of generating it again.
-    answers = {}
-    for prefetch in (True, False):
-        client = await start(tiny_qwen, {"prefetch": prefetch}, {"max_tokens": 1})
-        try:
-            _, after_enter, _ = await answer_then_enter(
-                client, "file:///tmp/blank.py", BODY + "class Queue:\n    def put(self, item):",
-                "        ", idle_work=True)
-            entry = (await server_stats(client))["recent"][-1]
-            answers[prefetch] = [i.insert_text for i in after_enter.items]
-            assert entry["prefetch_taken"] is prefetch and not entry["cached"], entry
-        finally:
-            await stop(client)
-    assert answers[True] == answers[False] == []
+    runs = await enter_with_and_without_prefetch(tiny_qwen, {"max_tokens": 1})
+    for prefetch, (_, entry, _) in runs.items():
+        assert entry["prefetch_taken"] is prefetch and not entry["cached"], entry
+    assert runs[True][0] == runs[False][0] == []
 
 
 async def test_a_request_for_the_state_being_prefetched_takes_the_prefetch_answer(tiny_qwen):

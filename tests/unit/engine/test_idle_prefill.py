@@ -258,44 +258,40 @@ def test_an_in_view_branch_with_no_unused_tokens_is_not_kept_from_other_idle_wor
     cache.check()
 
 
+def two_prompts_alike_then_another(model, first_uri: str, second_uri: str):
+    """Three sequences: two prompts that share 4 blocks and go on differently for 5 (for
+    ``first_uri`` and then ``second_uri``), then another document. Returns the cache, the
+    three prompts and the outcome of a branch of the last document."""
+    cache = make_cache(model, n_seq_max=3, block_size=16)
+    shared = model.tokenize(SOURCE_A * 2)[:64]
+    prompts = [shared + model.tokenize(SOURCE_C * 2)[:80],
+               shared + model.tokenize(SOURCE_D * 2)[:80],
+               model.tokenize(SOURCE_B * 2)[:100]]
+    for prompt, uri in zip(prompts, (first_uri, second_uri, "file:///b.py")):
+        Generator(model, cache).generate(GenerateRequest(prompt=prompt, max_tokens=2,
+                                                         speculative=False, document=uri))
+    branch = prompts[2] + model.tokenize("\nitem = 1")
+    result = prefill(cache, branch, NEVER, chunk_tokens=16, document="file:///b.py")
+    assert held(cache, branch) == (len(branch) if result.outcome == "done" else len(prompts[2]))
+    return cache, prompts, result.outcome
+
+
 def test_a_documents_state_left_behind_by_a_later_request_is_spare_for_idle_work(model):
     # Enter in a short prompt re-reads the suffix: the state before it keeps a long tail of
     # its own in another sequence. With the three sequences holding two states of one
     # document and another document, a branch takes the older state, never a latest one.
-    cache = make_cache(model, n_seq_max=3, block_size=16)
-    shared = model.tokenize(SOURCE_A * 2)[:64]
-    before = shared + model.tokenize(SOURCE_C * 2)[:80]
-    after = shared + model.tokenize(SOURCE_D * 2)[:80]
-    generate_for(cache, model, before, "file:///a.py")
-    generate_for(cache, model, after, "file:///a.py")
-    other = model.tokenize(SOURCE_B * 2)[:100]
-    generate_for(cache, model, other, "file:///b.py")
-    branch = other + model.tokenize("\nitem = 1")
-    result = prefill(cache, branch, NEVER, chunk_tokens=16, document="file:///b.py")
-    assert result.outcome == "done" and held(cache, branch) == len(branch)
-    assert held(cache, before) == len(shared)
-    assert [held(cache, after), held(cache, other)] == [len(after), len(other)]
+    cache, (before, after, other), outcome = two_prompts_alike_then_another(
+        model, "file:///a.py", "file:///a.py")
+    assert outcome == "done"
+    assert [held(cache, p) for p in (before, after, other)] == [64, len(after), len(other)]
     cache.check()
 
 
 def test_states_of_different_documents_are_not_older_states_of_one_another(model):
     # The same three sequences, but the first two prompts are for two documents that start
     # alike: each is its document's only copy, so the branch finds no room.
-    cache = make_cache(model, n_seq_max=3, block_size=16)
-    shared = model.tokenize(SOURCE_A * 2)[:64]
-    first = shared + model.tokenize(SOURCE_C * 2)[:80]
-    second = shared + model.tokenize(SOURCE_D * 2)[:80]
-    generate_for(cache, model, first, "file:///a.py")
-    generate_for(cache, model, second, "file:///c.py")
-    other = model.tokenize(SOURCE_B * 2)[:100]
-    generate_for(cache, model, other, "file:///b.py")
-    branch = other + model.tokenize("\nitem = 1")
-    result = prefill(cache, branch, NEVER, chunk_tokens=16, document="file:///b.py")
-    assert result.outcome == "no_room"
-    assert [held(cache, p) for p in (first, second, other)] == [144, 144, 100]
+    cache, prompts, outcome = two_prompts_alike_then_another(
+        model, "file:///a.py", "file:///c.py")
+    assert outcome == "no_room"
+    assert [held(cache, p) for p in prompts] == [144, 144, 100]
     cache.check()
-
-
-def generate_for(cache, model, prompt, document, n=2):
-    return Generator(model, cache).generate(
-        GenerateRequest(prompt=prompt, max_tokens=n, speculative=False, document=document))
