@@ -201,7 +201,10 @@ class Scheduler:
         # chunk it is on finishes (and stays cached) instead of being thrown away.
         running = self._idle_job
         finish_chunk = running is not None and running.kind == "cursor" and running.uri == req.uri
-        self._user_active(req.uri, keep_idle_job=ahead is not None, finish_chunk=finish_chunk)
+        # Only the running prefetch is kept; a finished one answers at once, and the idle job
+        # running now (a guess at another key) stops as for any request.
+        self._user_active(req.uri, keep_idle_job=ahead is not None and ahead is self._ahead,
+                          finish_chunk=finish_chunk)
         cached = self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)

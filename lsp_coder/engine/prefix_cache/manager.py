@@ -25,7 +25,9 @@ the cursor rests there), whose prompt may then take the least recently used requ
 as the request it stands for would. The sequence that holds that prompt is the user's until
 the next in-view prompt, while it holds idle tokens no request has used: other idle work
 neither takes it nor evicts its blocks. A real request that reuses idle tokens promotes them
-to the normal tier and counts them in ``idle_used_tokens``.
+to the normal tier and counts them in ``idle_used_tokens``. When idle work finds no spare
+sequence it takes an older state of a prompt: a request's sequence that holds little of its
+own, or one that a later request for the same document left behind (``_stale_seq``).
 """
 
 from __future__ import annotations
@@ -461,7 +463,8 @@ class PrefixCache:
         return min(stale, key=lambda t: t[:2])[2] if stale else None
 
     def _left_behind(self, seq: _Seq) -> bool:
-        """Whether a later request for ``seq``'s document runs in another sequence."""
+        """Whether a later request for ``seq``'s document ran in another sequence (that still
+        holds it as a request's)."""
         return seq.document is not None and any(
             other.document == seq.document and other.idle_from is None
             and other.requested > seq.requested and other.tokens
