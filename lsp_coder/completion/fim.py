@@ -64,7 +64,9 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QU
     how many lines were dropped.
 
     Dropping lines in steps of ``step`` lines (not single tokens) keeps the start of the
-    prompt where it was while the user types and adds lines, so the cache keeps it.
+    prompt where it was while the user types and adds lines, so the cache keeps it: the
+    fewest steps whose lines left fit, found by bisection (a short prompt for a cold cache
+    drops dozens of steps, and each try tokenizes what is left).
     ``drop_lines``: drop exactly that many lines instead, whatever the limit.
     """
     if drop_lines is not None:
@@ -73,11 +75,19 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QU
     if len(tokens) <= limit:
         return tokens, 0
     lines = above.splitlines(keepends=True)
-    drop = 0
-    while len(tokens) > limit and drop < len(lines):
-        drop += step
-        tokens = tokenize("".join(lines[drop:]))
-    return _trim_front(tokens, limit), drop
+    step = max(1, step)
+    low, high = 0, -(-len(lines) // step)  # too few steps; enough (nothing left)
+    fitting: list[int] = []
+    while high - low > 1:
+        mid = (low + high) // 2
+        left = tokenize("".join(lines[mid * step :]))
+        if len(left) <= limit:
+            high, fitting = mid, left
+        else:
+            low = mid
+    if high * step >= len(lines):
+        fitting = []
+    return _trim_front(fitting, limit), high * step
 
 
 LAYOUTS = ("psm", "spm")

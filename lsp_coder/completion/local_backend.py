@@ -7,6 +7,7 @@ as a free draft and the document's latest suggestion for n-gram drafts.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -46,6 +47,8 @@ class LocalBackend:
         """The current settings (the completion service owns them)."""
         self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
         """Per document, the first lines of the window of its last short prompt."""
+        self._anchors_lock = threading.Lock()
+        """``forget`` comes from the event loop, the rest from the worker."""
 
     def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
         """The prompt budgets, scaled down together to fit the KV cache."""
@@ -111,7 +114,9 @@ class LocalBackend:
                 short, short_new = held, held_new
         if short_new >= full_new:
             return None
-        self._anchors[query.uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
+        with self._anchors_lock:
+            self._anchors[query.uri] = lines[short.dropped_lines :
+                                             short.dropped_lines + ANCHOR_LINES]
         return short
 
     def _anchored_start(self, uri: str, lines: list[str]) -> int | None:
@@ -123,12 +128,18 @@ class LocalBackend:
         it. Keeping the start the cache holds costs a longer prompt (at most the full one),
         read once, instead.
         """
-        anchor = self._anchors.get(uri)
+        with self._anchors_lock:
+            anchor = self._anchors.get(uri)
         if not anchor:
             return None
         n = len(anchor)
         return next((i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor),
                     None)
+
+    def forget(self, uri: str) -> None:
+        """A document closed: drop the start of its short window (any thread)."""
+        with self._anchors_lock:
+            self._anchors.pop(uri, None)
 
     def prefill(self, query: FimQuery, part: PromptPart = "request",
                 in_view: bool = False) -> PrefillResult:

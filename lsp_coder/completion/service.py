@@ -177,10 +177,14 @@ class CompletionService:
             config.backend != old.backend)
 
     def forget(self, uri: str) -> None:
-        """A document closed: drop its suggestions and its place in the extra context."""
+        """A document closed: drop its suggestions, its place in the extra context and the
+        start of its short window."""
         self.suggestions.forget(uri)
         self.extra.forget(uri)
         self._cold.discard(uri)
+        backend = self.backend
+        if isinstance(backend, LocalBackend):
+            backend.forget(uri)
 
     def snapshot(self) -> dict[str, Any]:
         """Whether a model is loaded, the load error, the backend, and the KV cache's use.

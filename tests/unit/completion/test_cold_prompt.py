@@ -32,8 +32,8 @@ def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
             uri = f"file:///remembers_{remembers}.py"
             first = service.complete(CompletionRequest(uri=uri, text=TEXT, offset=before))
             assert first.stats is not None and first.stats.short_prompt
-            if not remembers:
-                service.backend._anchors.clear()
+            if not remembers:  # closed and opened again: its window start is forgotten
+                service.forget(uri)
             second = service.complete(CompletionRequest(uri=uri, text=entered, offset=after))
             assert second.stats is not None and second.stats.short_prompt
             evaluated[remembers] = second.stats.evaluated_tokens

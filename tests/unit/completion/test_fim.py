@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from lsp_coder.completion.context import PromptParts, split_document
-from lsp_coder.completion.fim import FimTemplate, build_prompt
+from lsp_coder.completion.fim import FimTemplate, _fit_above, build_prompt
 
 
 def _tokenize(text: str) -> list[int]:
@@ -105,3 +108,34 @@ def test_a_recent_line_added_by_enter_keeps_where_a_short_window_starts():
                               suffix_tokens=20, extra_tokens=0, window_step_lines=4).tokens
         starts.append("".join(map(chr, tokens[1:13])))
     assert len(set(starts)) <= 2, starts
+
+
+def _fewest_steps(above: str, limit: int, step: int) -> tuple[list[int], int]:
+    """What ``_fit_above`` must find: drop ``step`` lines at a time until the rest fits."""
+    lines = above.splitlines(keepends=True)
+    drop = 0
+    while len(_tokenize("".join(lines[drop:]))) > limit:
+        drop += step
+    return _tokenize("".join(lines[drop:])), drop
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=120), st.integers(0, 400), st.integers(1, 16))
+def test_the_window_above_drops_the_fewest_steps_that_fit(widths, limit, step):
+    above = "".join("x" * width + "\n" for width in widths)
+    assert _fit_above(above, _tokenize, limit, step) == _fewest_steps(above, limit, step)
+
+
+def test_fitting_a_long_window_tokenizes_a_few_times_not_once_per_step():
+    """A short prompt's window over 1,000 lines: bisection tries about log2(250) drops of 4
+    lines, where trying each step in turn tokenized up to 250 times."""
+    above = "".join(f"value_{i:04} = compute({i})\n" for i in range(1000))
+    calls = []
+
+    def counting(text: str) -> list[int]:
+        calls.append(len(text))
+        return _tokenize(text)
+
+    tokens, dropped = _fit_above(above, counting, 300, 4)
+    assert (tokens, dropped) == _fewest_steps(above, 300, 4)
+    assert len(calls) <= 10, len(calls)
