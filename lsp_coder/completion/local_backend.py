@@ -147,15 +147,18 @@ class LocalBackend:
         ``Backend.prefill``)."""
         engine = self.engine
         config = self._settings()
+        short = False
         if part == "request":
-            tokens = self._request_prompt(query, config)[0].tokens
+            prompt, short = self._request_prompt(query, config)
+            tokens = prompt.tokens
         else:
             tokens = self._prompt(query, config).tokens
         suffix = engine.template.suffix
         if part == "shared" and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]
-        return engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view,
-                              query.uri or None)
+        result = engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view,
+                                query.uri or None)
+        return replace(result, short_prompt=short) if short else result
 
     def _settings(self) -> Config:
         """One version of the settings for a whole call, given to the engine first."""

@@ -314,6 +314,10 @@ class CompletionService:
         """What to prepare for a cursor the client reported without asking to complete."""
         return NextPrompt("cursor", uri, path, text, offset)
 
+    def full_at(self, nxt: NextPrompt) -> NextPrompt:
+        """The full prompt at the state of ``nxt`` (whose prompt was the short one)."""
+        return NextPrompt("full", nxt.uri, nxt.path, nxt.base, nxt.offset)
+
     def prefill(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
                 stop: Callable[[], bool] = lambda: False,
                 in_view: bool = False) -> PrefillResult | None:

@@ -32,6 +32,8 @@ class PrefillResult:
     reused_tokens: int = 0
     evaluated_tokens: int = 0
     prefill_ms: float = 0.0
+    short_prompt: bool = False
+    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
 
 
 def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],

@@ -390,7 +390,9 @@ class Scheduler:
             self._stop_idle(measure=False)
             if running.uri != uri:
                 queue = [running] + queue
-        here = [n for n in queue if n.uri == uri and n.kind not in HINTS]
+        # A full prompt planned for the last answer's state waits for the cursor's: the cursor
+        # job plans its own when it reads a short one (see ``_schedule_idle``).
+        here = [n for n in queue if n.uri == uri and n.kind not in (*HINTS, "full")]
         elsewhere = [n for n in queue if n.uri != uri]
         self._idle_queue = here + [self.service.cursor_at(uri, path, text, offset)] + elsewhere
         self._schedule_idle()
@@ -474,13 +476,20 @@ class Scheduler:
             assert ahead is not None
             loop.call_soon_threadsafe(ahead.answer_early, suggestion)
 
+        # A cursor whose prompt is the short one for a cold cache: the full prompt comes next,
+        # so a user who reads the file before typing gets answers from it.
+        read_short = False
+
         def job() -> None:
+            nonlocal read_short
             made = None
             try:
                 state = nxt.state()
                 if ahead is not None:
                     loop.call_soon_threadsafe(publish, *state)
                 result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
+                read_short = (nxt.kind == "cursor" and result is not None
+                              and result.outcome in ("done", "cached") and result.short_prompt)
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                     log.debug("idle %s%s: %s, prompt %d reused %d evaluated %d in %.0f ms",
@@ -502,6 +511,8 @@ class Scheduler:
             if self._idle_token is token:
                 self._idle_token = self._idle_stop_soon = None
                 self._idle_job = None
+            if read_short and not token.is_set() and self._focus == nxt.uri:
+                self._idle_queue.insert(0, self.service.full_at(nxt))
             if self._ahead is ahead:
                 self._ahead = None
             if ahead is not None:

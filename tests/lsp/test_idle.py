@@ -273,12 +273,18 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             assert len(lines) == 120 and 121 in lines, lines  # `value` twice in each helper
             assert all(h.range.end.character - h.range.start.character == len("value")
                        for h in highlights)
-            totals = await until_idle_done(client, 1)
-            assert totals["idle"]["kinds"]["cursor"]["evaluated_tokens"] > 0, totals["idle"]
+            totals = await until_idle_done(client, 2 if cold else 1)
+            kinds = totals["idle"]["kinds"]
+            assert kinds["cursor"]["evaluated_tokens"] > 0, totals["idle"]
+            if cold:  # the short prompt, then the full one at the same cursor
+                assert kinds["cursor"]["evaluated_tokens"] <= 96 + 4, totals["idle"]
+                assert kinds["full"]["evaluated_tokens"] > 500, totals["idle"]
+            else:
+                assert "full" not in kinds, totals["idle"]
             await inline(client, uri, cursor)
             entry = (await server_stats(client))["recent"][-1]
             assert not entry["cached"] and entry["evaluated_tokens"] <= 1, (cold, entry)
-            assert entry["short_prompt"] == bool(cold), (cold, entry)
+            assert not entry["short_prompt"] and entry["prompt_tokens"] > 500, (cold, entry)
         finally:
             await stop(client)
 
