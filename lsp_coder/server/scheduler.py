@@ -372,11 +372,12 @@ class Scheduler:
 
     def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
         """The client reported where the cursor rests (not a completion request): prepare the
-        prompt a request there would read. It replaces the file's window and earlier cursor
-        and comes right after the branches of the file's last answer: idle work for other files
-        (the one just left) waits, and if it is running it stops and goes on later from the
-        chunks it finished. Work nobody waits for in another file (a background confirm, a
-        time-boxed rest) stops too."""
+        prompt a request there would read. It replaces the file's window, earlier cursor and
+        full prompt (a running one after its chunk) and comes right after the Enter and accept
+        branches of the file's last answer: idle work for other files (the one just left)
+        waits, and if it is running it stops and goes on later from the chunks it finished.
+        Work nobody waits for in another file (a background confirm, a time-boxed rest) stops
+        too."""
         self._focus = uri
         config = self._idle_config()
         if not config.enabled or not self.service.prefills:
@@ -390,8 +391,10 @@ class Scheduler:
             self._stop_idle(measure=False)
             if running.uri != uri:
                 queue = [running] + queue
-        # A full prompt planned for the last answer's state waits for the cursor's: the cursor
-        # job plans its own when it reads a short one (see ``_schedule_idle``).
+        elif running is not None and running.kind == "full":
+            self._stop_idle(measure=False, finish_chunk=True)  # its chunks stay cached
+        # The full prompt planned for the last answer's state is dropped: the cursor job plans
+        # the full prompt at the cursor when it reads a short one (see ``_schedule_idle``).
         here = [n for n in queue if n.uri == uri and n.kind not in (*HINTS, "full")]
         elsewhere = [n for n in queue if n.uri != uri]
         self._idle_queue = here + [self.service.cursor_at(uri, path, text, offset)] + elsewhere
