@@ -463,9 +463,10 @@ class Scheduler:
         self._idle_job = nxt
         self._preempted_at = None
 
-        # A window or cursor of the document the user is in now may take another document's
-        # room in the cache; those of files opened or left before it may not.
-        in_view = nxt.kind in HINTS and nxt.uri == self._focus
+        # A window, cursor or full prompt of the document the user is in now may take another
+        # document's room in the cache, and other idle work must leave it alone; those of
+        # files opened or left before it may not.
+        in_view = nxt.kind in (*HINTS, "full") and nxt.uri == self._focus
         prefetch = config.prefetch and nxt.kind in ("enter", "accept")
         taken = prefetch and config.take_prefetch
         ahead = _Ahead(nxt.uri, loop.create_future()) if taken else None

@@ -197,6 +197,19 @@ def test_the_document_in_view_takes_the_least_recently_used_documents_sequence(m
     assert request.stats.reused_tokens == len(opened)
 
 
+def test_a_second_in_view_prompt_leaves_the_first_ones_sequence(model):
+    # The short prompt at the cursor, then the full prompt there (they share their first
+    # tokens): both of the document in view. The full one takes the next least recently
+    # used document's sequence; the short one, which the next key may still read, stays.
+    cache, docs, short = full_sequences(model)
+    assert prefill(cache, short, NEVER, chunk_tokens=32, in_view=True).outcome == "done"
+    full = short[:16] + model.tokenize("".join(f"<p>{i}</p>\n" for i in range(60)))[:144]
+    assert prefill(cache, full, NEVER, chunk_tokens=32, in_view=True).outcome == "done"
+    assert held(cache, short) == len(short) and held(cache, full) == len(full)
+    assert [held(cache, doc) for doc in docs] == [0, 0, len(docs[2])]
+    cache.check()
+
+
 def test_the_document_in_view_evicts_branches_before_other_documents(model):
     # Room for the three documents and the branch, not for a fourth document too.
     cache = make_cache(model, n_seq_max=6, block_size=16, budget=370)
