@@ -24,8 +24,9 @@ live document out), except for the document the user is in now (``in_view``: jus
 the cursor rests there), whose prompt may then take the least recently used request's room,
 as the request it stands for would. The sequence that holds that prompt is the user's until
 the next in-view prompt, while it holds idle tokens no request has used: other idle work
-neither takes it nor evicts its blocks, and the next in-view prompt does not take it. A real request that reuses idle tokens promotes them
-to the normal tier and counts them in ``idle_used_tokens``. When idle work finds no spare
+neither takes it nor evicts its blocks, and the next in-view prompt does not take it. A real
+request that reuses idle tokens promotes them to the normal tier and counts them in
+``idle_used_tokens``. When idle work finds no spare
 sequence it takes an older state of a prompt: a request's sequence that holds little of its
 own, or one that a later request for the same document left behind (``_stale_seq``).
 """
