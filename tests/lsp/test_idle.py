@@ -317,6 +317,37 @@ async def test_a_reported_cursor_takes_the_least_recently_used_documents_room(ti
         await stop(client)
 
 
+async def test_the_full_prompt_after_a_cursors_short_one_takes_another_documents_room(
+        tiny_qwen):
+    # Three documents asked in with idle work off fill the three sequences. A cursor reported
+    # in a fourth, cold, document: its short prompt takes the first one's room, then the full
+    # prompt at the cursor the second one's (both are the file the user is in), and a
+    # request there reads the full prompt.
+    client = await start(tiny_qwen, {"enabled": False}, model={"n_seq_max": 3})
+    try:
+        cursor = types.Position(line=121, character=len("    return val"))
+        for name in ("a", "b", "c"):
+            uri = f"file:///tmp/full_room_{name}.py"
+            open_doc(client, uri, BODY.replace("helper", f"{name}_helper"))
+            await inline(client, uri, cursor)
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"idle": {"enabled": True, "prefetch": False, "window": False,
+                               "cold_prompt_ms": 20, "cold_prompt_tokens": 96}}))
+        await idle_totals(client)  # the settings apply (a task) before the next message
+        uri = "file:///tmp/full_room_d.py"
+        open_doc(client, uri, BODY.replace("helper", "d_helper"))
+        await highlight(client, uri, cursor)
+        totals = (await until_idle_done(client, 2))["idle"]
+        assert totals["outcomes"] == {"done": 2}, totals
+        assert set(totals["kinds"]) == {"cursor", "full"}, totals
+        await inline(client, uri, cursor)
+        entry = (await server_stats(client))["recent"][-1]
+        assert not entry["cached"] and not entry["short_prompt"], entry
+        assert entry["evaluated_tokens"] <= 1, entry
+    finally:
+        await stop(client)
+
+
 async def test_only_the_file_opened_last_takes_another_documents_room(tiny_qwen):
     # Three documents asked in with idle work off fill the three sequences (no branches).
     # Two files then opened at once (as an editor restoring a session does): the first
