@@ -77,7 +77,7 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QU
     lines = above.splitlines(keepends=True)
     step = max(1, step)
     low, high = 0, -(-len(lines) // step)  # too few steps; enough (nothing left)
-    fitting: list[int] = []
+    fitting: list[int] = []  # the tokens left after ``high`` steps
     while high - low > 1:
         mid = (low + high) // 2
         left = tokenize("".join(lines[mid * step :]))
@@ -85,8 +85,6 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QU
             high, fitting = mid, left
         else:
             low = mid
-    if high * step >= len(lines):
-        fitting = []
     return _trim_front(fitting, limit), high * step
 
 
