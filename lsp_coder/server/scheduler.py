@@ -351,9 +351,12 @@ class Scheduler:
             _resolve(pending.answer, Suggestion("", stop_reason="cancelled"))
 
     def forget(self, uri: str) -> None:
-        """A document closed: answer its pending request and drop its timing and idle work."""
+        """A document closed: answer its pending request and drop its timing and idle work
+        (a cursor job running for it plans no full prompt after it)."""
         self._supersede(uri)
         self._timing.pop(uri, None)
+        if self._focus == uri:
+            self._focus = None
         self._idle_queue = [n for n in self._idle_queue if n.uri != uri]
         for ahead in [a for a in self._prefetched if a.uri == uri]:
             self._prefetched.remove(ahead)
