@@ -37,6 +37,9 @@ PYTHON_DEDENTERS = ("return", "pass", "break", "continue", "raise")
 HINTS = ("window", "cursor")
 """Kinds from where the user is now (a file opened, a cursor reported), not from an answer."""
 
+IN_VIEW = (*HINTS, "full")
+"""Kinds that prepare the state the user is in now, not a guess at the next key."""
+
 
 @dataclass(frozen=True, slots=True)
 class NextPrompt:

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..completion.next_prompts import HINTS, NextPrompt
+from ..completion.next_prompts import HINTS, IN_VIEW, NextPrompt
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import IdleConfig
 from .stats import Stats
@@ -398,7 +398,7 @@ class Scheduler:
             self._stop_idle(measure=False, finish_chunk=True)  # its chunks stay cached
         # The full prompt planned for the last answer's state is dropped: the cursor job plans
         # the full prompt at the cursor when it reads a short one (see ``_schedule_idle``).
-        here = [n for n in queue if n.uri == uri and n.kind not in (*HINTS, "full")]
+        here = [n for n in queue if n.uri == uri and n.kind not in IN_VIEW]
         elsewhere = [n for n in queue if n.uri != uri]
         self._idle_queue = here + [self.service.cursor_at(uri, path, text, offset)] + elsewhere
         self._schedule_idle()
@@ -469,7 +469,7 @@ class Scheduler:
         # A window, cursor or full prompt of the document the user is in now may take another
         # document's room in the cache, and other idle work must leave it alone; those of
         # files opened or left before it may not.
-        in_view = nxt.kind in (*HINTS, "full") and nxt.uri == self._focus
+        in_view = nxt.kind in IN_VIEW and nxt.uri == self._focus
         prefetch = config.prefetch and nxt.kind in ("enter", "accept")
         taken = prefetch and config.take_prefetch
         ahead = _Ahead(nxt.uri, loop.create_future()) if taken else None
@@ -495,15 +495,15 @@ class Scheduler:
                 if ahead is not None:
                     loop.call_soon_threadsafe(publish, *state)
                 result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
-                read_short = (nxt.kind == "cursor" and result is not None
-                              and result.outcome in ("done", "cached") and result.short_prompt)
+                ready = result is not None and result.outcome in ("done", "cached")
+                read_short = ready and nxt.kind == "cursor" and result.short_prompt
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                     log.debug("idle %s%s: %s, prompt %d reused %d evaluated %d in %.0f ms",
                               nxt.kind, " (in view)" if in_view else "", result.outcome,
                               result.prompt_tokens, result.reused_tokens,
                               result.evaluated_tokens, result.prefill_ms)
-                if prefetch and result is not None and result.outcome in ("done", "cached"):
+                if prefetch and ready:
                     made = self.service.prefetch(nxt, state, token.is_set,
                                                  answer_early=early if ahead else None)
                     if made.stats is not None:

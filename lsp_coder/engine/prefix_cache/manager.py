@@ -26,9 +26,9 @@ as the request it stands for would. The sequence that holds that prompt is the u
 the next in-view prompt, while it holds idle tokens no request has used: other idle work
 neither takes it nor evicts its blocks, and the next in-view prompt does not take it. A real
 request that reuses idle tokens promotes them to the normal tier and counts them in
-``idle_used_tokens``. When idle work finds no spare
-sequence it takes an older state of a prompt: a request's sequence that holds little of its
-own, or one that a later request for the same document left behind (``_stale_seq``).
+``idle_used_tokens``. When idle work finds no spare sequence it takes an older state of a
+prompt: a request's sequence that holds little of its own, or one that a later request for
+the same document left behind (``_stale_seq``).
 """
 
 from __future__ import annotations
@@ -223,9 +223,8 @@ class PrefixCache:
         # The guarded sequence (the last in-view prompt) is extended in place only by the same
         # prompt going on; another in-view prompt (the full one after a cursor's short one)
         # does not truncate or take it either: the next key may still read it.
-        extends_guarded = src is not None and in_view and n == len(src.tokens)
         if src is not None and src.idle_from is not None and n >= src.idle_from and (
-                (src.seq_id != guarded or extends_guarded)
+                (src.seq_id != guarded or (in_view and n == len(src.tokens)))
                 and self._own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
             src.last_used = now
