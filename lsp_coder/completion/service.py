@@ -41,6 +41,9 @@ NOT_STORED = ("cancelled", "backend_error", "backend_down")
 FILTER_WINDOW_CHARS = 16_384
 """Postprocessing sees whole lines reaching this far before and after the cursor."""
 
+ALTERNATIVE_TEMPERATURE = 0.8
+"""Alternatives are sampled at this temperature (or the configured one, if higher)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompletionRequest:
@@ -56,6 +59,8 @@ class CompletionRequest:
     path: str = ""
     language_id: str = ""
     budget_ms: float | None = None
+    alternatives: int = 0
+    """Other suggestions to sample after the first (a request the user invoked)."""
 
 
 @dataclass(slots=True)
@@ -68,6 +73,8 @@ class Suggestion:
     latency_ms: float = 0.0
     stop_reason: str = ""
     extra: dict = field(default_factory=dict)
+    alternatives: list[str] = field(default_factory=list)
+    """Other suggestions for the same cursor, distinct from ``text`` and each other."""
 
 
 class CompletionService:
@@ -203,6 +210,22 @@ class CompletionService:
                           else {"kind": self.config.backend.kind})
         return out
 
+    def status(self) -> dict[str, Any]:
+        """Whether suggestions can come, for an editor's status display (event loop, cheap).
+
+        ``state``: "ready"; "error" (no model or no backend; ``message`` says why);
+        "unreachable" (the serving engine does not answer; ``message`` names its URL and the
+        fix). ``backend``: the backend's kind; ``url``: a serving engine's address.
+        """
+        remote = self.remote
+        out = {"state": "ready", "message": self.error or "", "backend": self.config.backend.kind,
+               "url": remote.url if remote is not None else ""}
+        if self.backend is None:
+            out.update(state="error", message=self.error or "no model loaded")
+        elif remote is not None and not remote.health.up:
+            out.update(state="unreachable", message=remote.health.message)
+        return out
+
     # -- completion -----------------------------------------------------------------------------
 
     def cached(self, req: CompletionRequest) -> Suggestion | None:
@@ -264,9 +287,44 @@ class CompletionService:
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],
                                    _rest_of_line(req.text, req.offset), text)
+        extra: dict[str, Any] = {"answered_early": early.sent}
+        alternatives: list[str] = []
+        if req.alternatives and not idle and not early.sent and (
+                result.stop_reason not in NOT_STORED):
+            alternatives = self._alternatives(backend, query, ctx, req, start, text, extra)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
-                          extra={"answered_early": early.sent})
+                          extra=extra, alternatives=alternatives)
+
+    def _alternatives(self, backend: Backend, query: FimQuery, ctx: FilterContext,
+                      req: CompletionRequest, start: float, first: str,
+                      extra: dict[str, Any]) -> list[str]:
+        """Up to ``req.alternatives`` other suggestions, sampled with distinct seeds from the
+        prompt the first one left cached; stops when cancelled or past the request's budget.
+
+        ``extra["alternatives_evaluated_tokens"]`` gets the prompt tokens they evaluated (few,
+        when the engine kept the prompt)."""
+        temperature = max(self.config.completion.temperature, ALTERNATIVE_TEMPERATURE)
+        seen = {first}
+        found: list[str] = []
+        extra["alternatives_evaluated_tokens"] = 0
+        for n in range(1, req.alternatives + 1):
+            over_budget = req.budget_ms is not None and (
+                time.perf_counter() - start) * 1000 >= req.budget_ms
+            if query.cancelled() or over_budget:
+                break
+            result = backend.complete(replace(query, temperature=temperature,
+                                              seed=(query.seed + n) % 2**32, hint="",
+                                              on_text=None))
+            if result.stop_reason in NOT_STORED:
+                break
+            if result.stats is not None:
+                extra["alternatives_evaluated_tokens"] += result.stats.evaluated_tokens
+            text = run(POST_CACHE, run(PRE_CACHE, result.text, ctx), ctx)
+            if text and text not in seen:
+                seen.add(text)
+                found.append(text)
+        return found
 
     def _query(self, backend: Backend, req: CompletionRequest,
                preview: bool = False) -> FimQuery:

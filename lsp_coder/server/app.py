@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from .highlights import word_highlights
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
+from .status import STATUS_COMMAND, StatusReporter, wants_status
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,7 @@ class LspCoderServer(LanguageServer):
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
+        self.status = StatusReporter(self)
 
     def notify_from_thread(self, level: str, message: str) -> None:
         """Show a backend's message (called from its threads)."""
@@ -60,6 +63,7 @@ class LspCoderServer(LanguageServer):
             level, types.MessageType.Info)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.tell, message, kind)
+            self.loop.call_soon_threadsafe(self.status.update)  # an engine went down or up
 
     @property
     def config(self) -> Config:
@@ -79,11 +83,13 @@ class LspCoderServer(LanguageServer):
         """Load (or reload) the model on the worker, reporting progress to the client;
         completion requests wait meanwhile."""
         self.scheduler.begin_loading()
+        self.status.update()
         try:
             await self._load_model()
             await self.scheduler.run(settle_heap)
         finally:
             self.scheduler.end_loading()
+            self.status.update()
 
     async def _load_model(self) -> None:
         token = None
@@ -168,6 +174,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
         ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
+        ls.status.enabled = wants_status(params.capabilities)
         ls.scheduler.begin_loading()  # requests wait until the load (after "initialized") ends
 
     @server.feature(types.INITIALIZED)
@@ -207,7 +214,11 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                          ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
-        suggestion = await ls.scheduler.complete(req, "inline")
+        invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        if invoked:
+            req = replace(req, alternatives=ls.config.completion.alternatives)
+        suggestion = await ls.scheduler.complete(req, "inline", invoked=invoked)
+        ls.status.update()
         return types.InlineCompletionList(items=_inline_items(suggestion, position))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
@@ -219,6 +230,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
             return None
         suggestion = await ls.scheduler.complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
+        ls.status.update()
         return types.CompletionList(is_incomplete=True,
                                     items=_completion_items(suggestion, req, doc, position))
 
@@ -228,6 +240,10 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                   "loading": ls.scheduler.loading,
                                   "idle_running": ls.scheduler.idle_running,
                                   "idle_queued": ls.scheduler.idle_queued})
+
+    @server.command(STATUS_COMMAND)
+    def status(ls: LspCoderServer, *args: Any) -> dict:
+        return ls.status.current()
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: LspCoderServer, *args: Any) -> None:
@@ -241,14 +257,15 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
 
 def _inline_items(suggestion: Suggestion, position: types.Position):
+    """The suggestion, then its alternatives (a client cycles through them in this order)."""
     if not suggestion.text:
         return []
     return [types.InlineCompletionItem(
-        insert_text=suggestion.text,
+        insert_text=text,
         range=types.Range(start=position, end=position),
         command=types.Command(title="lsp-coder: accepted", command=ACCEPTED_COMMAND,
                               arguments=[suggestion.stop_reason or "ok"]),
-    )]
+    ) for text in (suggestion.text, *suggestion.alternatives)]
 
 
 def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
