@@ -88,8 +88,12 @@ class Session:
             "lsp-coder statistics at ", 1)[1] and last_stats_report(log), "the statistics")
 
     def ghost(self, other_than: str | None = None) -> str:
+        """The ghost text on the cursor's line, once there is some (other than ``other_than``).
+
+        An invoked request samples alternatives after its first suggestion: on a loaded CPU
+        that takes a while."""
         return self.wait(lambda: (text := "".join(self.workbench.ghost_text()).strip())
-                         and text != other_than and text, "ghost text", GHOST_WAIT_S)
+                         and text != other_than and text, "ghost text", 3 * GHOST_WAIT_S)
 
     def shot(self, name: str, locator: Any = None) -> None:
         (locator or self.page).screenshot(path=str(self.artifacts / name))
@@ -100,7 +104,8 @@ def test_vscode_status_menu_trigger_and_engine_settings(
         artifacts_dir: Path) -> None:  # noqa: F811
     toolchain = vscode_tools.toolchain
     setup = prepare(tmp_path, toolchain, real_small_model, {
-        "lspCoder.completion.alternatives": 3, "editor.inlineSuggest.enabled": True})
+        # One line each, so each alternative differs on the line the ghost text is read from.
+        "lspCoder.completion.alternatives": 2, "lspCoder.completion.maxLines": 1})
     source = setup.source.parent / SOURCE_NAME
     source.write_text(SOURCE_TEXT, encoding="utf-8")
     with code_server(toolchain, user_data=setup.user_data, extensions=setup.extensions,

@@ -10,7 +10,6 @@ import {
   ExecuteCommandRequest,
   InlineCompletionParams,
   InlineCompletionRequest,
-  InlineCompletionTriggerKind,
   LanguageClient,
   LanguageClientOptions,
   Middleware,
@@ -33,6 +32,9 @@ import { MENU_COMMAND, ServerStatus, StatusBar } from './status';
 const STATS_COMMAND = 'lspCoder.stats';
 const STATUS_COMMAND = 'lspCoder.status';
 const STATUS_NOTIFICATION = 'lspCoder/status';
+/** LSP 3.18's `InlineCompletionTriggerKind` values (see the note in `middleware`). */
+const LSP_INVOKED = 1;
+const LSP_AUTOMATIC = 2;
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel | undefined;
@@ -92,24 +94,22 @@ function middleware(): Middleware {
         return undefined;
       }
       // NOTE: vscode-languageclient 9.0.1 sends VS Code's trigger kind as is (Invoke = 0,
-      // Automatic = 1), but the LSP numbers them Invoked = 1, Automatic = 2: every request
-      // typed would arrive as Invoked, and an explicit one with an invalid 0. The request is
-      // therefore built here with the LSP's values.
+      // Automatic = 1), the numbering of the protocol proposal it ships; LSP 3.18, which the
+      // server speaks, numbers them Invoked = 1, Automatic = 2. Every request typed would
+      // arrive as invoked, and one asked for with an invalid 0, so the request is built here.
       const code2p = running.code2ProtocolConverter;
       const selected = context.selectedCompletionInfo;
-      const params: InlineCompletionParams = {
+      const params = {
         textDocument: code2p.asTextDocumentIdentifier(document),
         position: code2p.asPosition(position),
         context: {
-          triggerKind: invoked
-            ? InlineCompletionTriggerKind.Invoked
-            : InlineCompletionTriggerKind.Automatic,
+          triggerKind: invoked ? LSP_INVOKED : LSP_AUTOMATIC,
           selectedCompletionInfo: selected && {
             range: code2p.asRange(selected.range),
             text: selected.text,
           },
         },
-      };
+      } as unknown as InlineCompletionParams;
       try {
         const result = await running.sendRequest(InlineCompletionRequest.type, params, token);
         return await running.protocol2CodeConverter.asInlineCompletionResult(result, token);
