@@ -98,8 +98,8 @@ export class StatusBar implements vscode.Disposable {
     }
     if (server === undefined || server.state === 'loading') {
       const pct = this.percentage === undefined ? '' : ` ${Math.round(this.percentage)}%`;
-      return { state: 'loading', text: `$(sync~spin) lsp-coder${pct}`, warning: false,
-               tooltip: `lsp-coder: loading the model${pct}` };
+      return { state: 'loading', text: `$(sync~spin) lsp-coder${pct || ' loading'}`,
+               warning: false, tooltip: `lsp-coder: loading the model${pct}` };
     }
     if (server.state === 'error') {
       return { state: 'error', text: '$(error) lsp-coder', warning: true,
