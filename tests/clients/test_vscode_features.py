@@ -148,7 +148,7 @@ def test_vscode_status_menu_trigger_and_engine_settings(
             page.keyboard.press("Alt+BracketRight")
             second = s.ghost(other_than=first)
             s.shot("vscode-next-suggestion.png")
-            page.keyboard.press("Control+Right")  # accept the next word
+            page.keyboard.press("Control+ArrowRight")  # accept the next word
             page.keyboard.press("Escape")
             page.keyboard.press("Control+S")
             saved = s.wait(lambda: (text := source.read_text(encoding="utf-8")) != SOURCE_TEXT
