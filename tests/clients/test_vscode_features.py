@@ -175,8 +175,15 @@ def test_vscode_status_menu_trigger_and_engine_settings(
                              "lspCoder.backend.fimTemplate": "qwen",
                              "lspCoder.backend.apiKeyEnv": "LSP_CODER_TEST_TOKEN"})
             setup.settings_file.write_text(json.dumps(settings, indent=2), "utf-8")
+            # NOTE: code-server did not pass this file's change on to the extension within a
+            # minute; a reload reads it, and the server gets it in initializationOptions.
+            s.workbench.run_command("Developer: Reload Window")
+            s.workbench.wait_until_ready()
             s.wait(lambda: f"completing on llama-server at {url}" in output_log(setup.user_data),
-                   "the server to switch to the serving engine", 60)
+                   "the server to start on the serving engine", MODEL_WAIT_S)
+            s.status_becomes("lsp-coder")
+            ready_tooltip = s.workbench.status_item().get_attribute("aria-label") or ""
+            editor = page.locator(f".monaco-editor[data-uri$='/{SOURCE_NAME}']")
             editor.click()
             page.keyboard.press("Alt+Backslash")
             s.status_becomes("lsp-coder unreachable")
@@ -202,4 +209,5 @@ def test_vscode_status_menu_trigger_and_engine_settings(
     assert last_line and any(ghost.startswith(last_line) and ghost != last_line
                              for ghost in (first, second)), (saved, first, second)
     assert settings_after_language.get("lspCoder.disabledLanguages") == ["python"]
-    assert url in tooltip, tooltip
+    assert f"ready (llama-server at {url})" in ready_tooltip, ready_tooltip
+    assert url in tooltip and "not reachable" in tooltip, tooltip
