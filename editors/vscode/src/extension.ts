@@ -167,21 +167,26 @@ async function start(): Promise<void> {
   started.onNotification(STATUS_NOTIFICATION, (status: ServerStatus) => {
     statusBar?.setServerStatus(status);
   });
-  started.onDidChangeState((event) => statusBar?.setRunning(event.newState === State.Running));
+  started.onDidChangeState((event) => statusBar?.setRunning(event.newState !== State.Stopped));
   try {
     await started.start();
-    // The state now, in case a notification came before the handler was in place.
-    const status = await started.sendRequest(ExecuteCommandRequest.type, {
-      command: STATUS_COMMAND,
-      arguments: [],
-    });
-    statusBar?.setServerStatus(status as ServerStatus);
   } catch (err) {
     statusBar?.setRunning(false);
     void vscode.window.showErrorMessage(
       `lsp-coder: could not start "${serverOptions.command}": ${String(err)}.` +
         ' Install it (see the extension README) or set lspCoder.serverPath.',
     );
+    return;
+  }
+  try {
+    // The state now, in case a notification came before the handler was in place.
+    const status = await started.sendRequest(ExecuteCommandRequest.type, {
+      command: STATUS_COMMAND,
+      arguments: [],
+    });
+    statusBar?.setServerStatus(status as ServerStatus);
+  } catch {
+    // An older server without the command: its notifications (if any) still come.
   }
 }
 
