@@ -50,6 +50,14 @@ new MutationObserver(() => {
 """ % STATUS_ITEM
 """Records every text the status bar item shows (a model load can be over in a second)."""
 
+SERVER_CONFIG = """\
+[completion]
+inline_budget_ms = 120000
+max_tokens = 24
+"""
+"""Alternatives are sampled while the request's budget lasts: on a loaded CPU the first
+suggestion alone can take 20 s."""
+
 MENU = ["Disable suggestions", "Disable for python", "Snooze for 5 minutes",
         "Snooze for 30 minutes", "Show statistics", "Open log"]
 
@@ -105,7 +113,8 @@ def test_vscode_status_menu_trigger_and_engine_settings(
     toolchain = vscode_tools.toolchain
     setup = prepare(tmp_path, toolchain, real_small_model, {
         # One line each, so each alternative differs on the line the ghost text is read from.
-        "lspCoder.completion.alternatives": 2, "lspCoder.completion.maxLines": 1})
+        "lspCoder.completion.alternatives": 4, "lspCoder.completion.maxLines": 1},
+        server_config=SERVER_CONFIG)
     source = setup.source.parent / SOURCE_NAME
     source.write_text(SOURCE_TEXT, encoding="utf-8")
     with code_server(toolchain, user_data=setup.user_data, extensions=setup.extensions,

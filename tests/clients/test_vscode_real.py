@@ -178,20 +178,21 @@ class VsCodeSetup:
 
 
 def prepare(tmp_path: Path, toolchain: Toolchain, model: Path,
-            extra_settings: dict[str, Any] | None = None) -> VsCodeSetup:
+            extra_settings: dict[str, Any] | None = None,
+            server_config: str = SERVER_CONFIG) -> VsCodeSetup:
     """Packages and installs the extension, writes its settings (``user_settings`` and
-    ``extra_settings``) and the workspace."""
+    ``extra_settings``), the server's config file and the workspace."""
     vsix = package_extension(toolchain, tmp_path)
     # NOTE: named like a standard module on purpose: the server runs in the workspace folder.
     setup = VsCodeSetup(user_data=tmp_path / "user-data", extensions=tmp_path / "extensions",
                         source=tmp_path / "workspace" / "numbers.py")
     setup.source.parent.mkdir()
     setup.source.write_text(FILE_TEXT, encoding="utf-8")
-    server_config = tmp_path / "lsp-coder.toml"
-    server_config.write_text(SERVER_CONFIG, encoding="utf-8")
+    config_file = tmp_path / "lsp-coder.toml"
+    config_file.write_text(server_config, encoding="utf-8")
     (setup.user_data / "User").mkdir(parents=True)
     setup.settings_file.write_text(json.dumps(
-        {**user_settings(model, server_config), **(extra_settings or {})}, indent=2),
+        {**user_settings(model, config_file), **(extra_settings or {})}, indent=2),
         encoding="utf-8")
     installed = install_extension(toolchain, vsix, setup.user_data, setup.extensions,
                                   setup.env(toolchain, tmp_path))
