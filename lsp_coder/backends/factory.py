@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..config import Config
+from ..config import Config, redact_url, url_problem
 from .health import Notify
 from .llama_server import LlamaServerBackend
 from .ollama import OllamaBackend
@@ -23,9 +23,11 @@ class BackendConfigError(ValueError):
 def remote_backend(config: Config, notify: Notify | None = None) -> RemoteBackend:
     """The HTTP backend for ``config.backend`` (raises BackendConfigError, TemplateError)."""
     bc = config.backend
-    if not bc.url.startswith(("http://", "https://")):
+    if not bc.url:
         raise BackendConfigError(f"[backend] kind = {bc.kind!r} needs url ="
-                                 f" 'http://host:port' (got {bc.url!r})")
+                                 " 'http://host:port'")
+    if problem := url_problem(bc.url):
+        raise BackendConfigError(f"[backend] url = {redact_url(bc.url)!r}: {problem}")
     if bc.kind == "ollama" and not bc.model:
         raise BackendConfigError("[backend] kind = 'ollama' needs model (an Ollama model name)")
     return REMOTE_KINDS[bc.kind](config, notify)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..config import Config
+from ..config import Config, redact_url
 from ..engine.generator import RequestStats
 from ..engine.prefill import PrefillResult
 from .base import BackendResult, FimQuery, PromptPart
@@ -55,7 +55,8 @@ class RemoteBackend:
     def __init__(self, config: Config, notify: Notify | None = None) -> None:
         bc = config.backend
         self.config = config
-        self.url = self.base_url(bc.url)
+        base = self.base_url(bc.url)
+        self.url = redact_url(base)  # what messages, logs and stats show
         self.model = bc.model
         api_key_env = bc.api_key_env
 
@@ -63,7 +64,7 @@ class RemoteBackend:
             return os.environ.get(api_key_env) if api_key_env else None
 
         self.transport = HttpTransport(TransportSettings(
-            base_url=self.url, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
+            base_url=base, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
             verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
         self.health = Health(self.url, api_key_env, self.probe, notify)
         self.count_tokens = self._counter(config)
