@@ -209,7 +209,9 @@ def _too_short(f: bytes) -> bytes:
     (lambda f: f.replace(b"Content-Length: ", b"Content-Length: 9", 1), -32700),  # too long
     (_too_short, -32700),
     (lambda f: b"Content-Type: x" + f[f.index(b"\r"):], None),  # missing
-    (lambda f: b"Content-Length: ten" + f[f.index(b"\r"):], None),  # not a number
+    (lambda f: b"Content-Length: ten" + f[f.index(b"\r"):], -32700),  # not a number
+    (lambda f: f.replace(b"Content-Length: ", b"Content-Length: +", 1), -32700),
+    (lambda f: b"Content-Length: %d" % 2**62 + f[f.index(b"\r"):], -32700),
     (lambda f: b"\x00\xff garbage {]\r\n\r\n" + f, "result"),  # garbage, then a good frame
 ])
 def test_framing_recovers(srv, damage, expected):
