@@ -115,7 +115,8 @@ class BackendConfig:
     model: str = ""
     fim_template: str | FimStrings = "auto"
     api_key_env: str = ""
-    timeout_ms: int = 5000
+    timeout_ms: int = _ranged(5000, 1, 600_000)
+    stream_timeout_ms: int = _ranged(20_000, 1, 3_600_000)
     tls_verify: bool = True
     ca_file: str = ""
     headers: dict[str, str] = field(default_factory=dict)
