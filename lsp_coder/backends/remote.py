@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import httpx
+
 from ..config import Config, redact_url
 from ..engine.generator import RequestStats
 from ..engine.prefill import PrefillResult
@@ -58,8 +60,9 @@ class RemoteBackend:
     def __init__(self, config: Config, notify: Notify | None = None) -> None:
         bc = config.backend
         self.config = config
-        base = self.base_url(bc.url)
-        self.url = redact_url(base)  # what messages, logs and stats show
+        base = httpx.URL(self.base_url(bc.url))
+        self.url = redact_url(str(base))  # what messages, logs and stats show
+        login = (base.username, base.password) if base.username or base.password else None
         self.model = bc.model
         api_key_env = bc.api_key_env
 
@@ -67,7 +70,7 @@ class RemoteBackend:
             return os.environ.get(api_key_env) if api_key_env else None
 
         self.transport = HttpTransport(TransportSettings(
-            base_url=base, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
+            base_url=str(base.copy_with(userinfo=b"")), login=login, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
             stream_timeout_s=bc.stream_timeout_ms / 1000,
             verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
         self.health = Health(self.url, api_key_env, self.probe, notify)

@@ -61,6 +61,9 @@ class TransportSettings:
     max_stream_bytes: int = MAX_STREAM_BYTES
     verify: bool = True
     ca_file: str = ""
+    login: tuple[str, str] | None = None
+    """User and password for HTTP Basic auth (from the URL, which is sent and logged without
+    them)."""
     bearer: Callable[[], str | None] = lambda: None
     """Returns the token at each request (read from the environment, never stored)."""
 
@@ -88,6 +91,7 @@ class HttpTransport:
             verify = ssl.create_default_context(cafile=s.ca_file)
         return httpx.AsyncClient(
             base_url=s.base_url, headers=s.headers, verify=verify,
+            auth=httpx.BasicAuth(*s.login) if s.login else None,
             timeout=httpx.Timeout(s.timeout_s, connect=min(s.timeout_s, 3.0)),
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=8,
                                 keepalive_expiry=60.0))

@@ -36,7 +36,8 @@ def test_an_idle_server_uses_no_cpu(fresh, tiny_qwen):
     assert "result" in answer, answer
 
     def settled() -> bool:  # the idle work planned after the answer has run
-        totals = srv.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]["totals"]
+        answer = srv.call("workspace/executeCommand", {"command": "lspCoder.stats"})
+        totals = answer["result"]["totals"]
         return not (totals["busy"] or totals["idle_running"] or totals["idle_queued"])
 
     deadline = time.monotonic() + 60
