@@ -261,9 +261,12 @@ def shown(method: str) -> str:
     return f"{method[:MAX_METHOD_SHOWN]}... ({len(method)} characters)"
 
 
-def _strict_int(value: Any, _type: type) -> int:
+def _strict_int(value: Any, kind: type) -> int:
     """An LSP integer: a JSON number without a fraction (``0.5``, ``"3"`` and ``true`` are
-    invalid params, not rounded or converted)."""
+    invalid params, not rounded or converted). ``bool`` (an int subclass) keeps cattrs's
+    conversion."""
+    if kind is not int:
+        return kind(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"expected an integer, got {_kind(value)}")
     if isinstance(value, float):
