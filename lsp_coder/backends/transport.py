@@ -286,7 +286,3 @@ def _classify(exc: httpx.HTTPError) -> TransportError:
         return TransportError("refused", "cannot connect" if isinstance(exc, httpx.ConnectError)
                               else "the connection broke")
     return TransportError("protocol", type(exc).__name__)
-
-
-def monotonic_ms() -> float:
-    return time.perf_counter() * 1000
