@@ -77,7 +77,8 @@ class RemoteBackend:
 
         self.transport = HttpTransport(TransportSettings(
             base_url=str(base.copy_with(userinfo=b"")), login=login, headers=dict(bc.headers),
-            timeout_s=bc.timeout_ms / 1000, stream_timeout_s=bc.stream_timeout_ms / 1000,
+            timeout_s=bc.timeout_ms / 1000,
+            stream_timeout_s=max(bc.stream_timeout_ms, bc.timeout_ms) / 1000,
             verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
         self.health = Health(self.url, api_key_env, self.probe, notify)
         self.count_tokens = self._counter(config)
