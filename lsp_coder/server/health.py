@@ -33,7 +33,7 @@ class LoopWatch:
         self.max_block_ms = 0.0
         self.max_busy_ms = 0.0
         self._asked = 0.0  # when a measure was last asked for (time.monotonic)
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task | None = None  # the ticking timer, while watched
 
     def watch(self) -> None:
         """Watch the loop (event loop thread) until ``WATCH_FOR_S`` from now."""
