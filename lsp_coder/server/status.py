@@ -31,8 +31,13 @@ class StatusReporter:
     def __init__(self, server: Any) -> None:
         self.server = server
         self.enabled = False
-        """Whether the client asked for notifications (set at ``initialize``)."""
+        """Whether the client asked for notifications (set by ``begin`` at ``initialize``)."""
         self._sent: dict[str, Any] | None = None
+
+    def begin(self, enabled: bool) -> None:
+        """A client initialized: whether it wants notifications; it has been told nothing."""
+        self.enabled = enabled
+        self._sent = None
 
     def current(self) -> dict[str, Any]:
         """The state now: the service's, or "loading" while a model load is under way."""
