@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
+SORT_AFTER_SERVER_ITEMS = "~"
+"""The ``sortText`` prefix of the completion item: after digits and letters (see
+``_completion_items``)."""
 
 
 def settle_heap() -> None:
@@ -253,6 +256,17 @@ def _inline_items(suggestion: Suggestion, position: types.Position):
 
 def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
                       position: types.Position) -> list[types.CompletionItem]:
+    """The suggestion as one menu item, ranked after the language server's items that match
+    the typed word as well as it does.
+
+    Not preselected. ``sortText`` is ``~`` and the label: ``~`` sorts after the digits and
+    letters the servers' own ``sortText`` keys are made of (jedi ``v0001``, gopls ``00001``,
+    rust-analyzer hex), so a client that orders by ``sortText`` alone (eglot, Neovim's
+    menu) shows the server's exact names first and this multi-line guess below them, and a
+    client that ranks by how well the typed text matches first (VS Code, Helix) still lifts it
+    when the user types further into the suggestion than any other item matches. Kind Text,
+    not Snippet: VS Code's ``editor.snippetSuggestions = "top"`` lifts snippets above all.
+    """
     if not suggestion.text:
         return []
     line_start = req.text.rfind("\n", 0, req.offset) + 1
@@ -263,12 +277,11 @@ def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
     label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
     return [types.CompletionItem(
         label=label,
-        kind=types.CompletionItemKind.Snippet,
+        kind=types.CompletionItemKind.Text,
         detail="lsp-coder",
         documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=new_text),
         filter_text=new_text,
-        sort_text="0000",
-        preselect=True,
+        sort_text=SORT_AFTER_SERVER_ITEMS + label,
         insert_text_format=types.InsertTextFormat.PlainText,
         text_edit=types.TextEdit(
             range=types.Range(start=types.Position(line=position.line, character=start_char),
