@@ -23,7 +23,8 @@ from ..engine.engine import Engine
 from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
 from ..engine.prefill import PrefillResult
-from ..model_files import ModelUnavailable, Progress, resolve_model_paths
+from ..load_progress import LoadProgress, Stage
+from ..model_files import ModelUnavailable, load_plan, resolve_model_paths
 from .context import ExtraContext, PromptParts, split_document, wants_multiline
 from .local_backend import LocalBackend
 from .next_prompts import NextPrompt, after_answer, document_window
@@ -100,12 +101,18 @@ class CompletionService:
 
     # -- model lifecycle (worker thread) --------------------------------------------------------
 
-    def load(self, progress: Progress | None = None) -> str | None:
+    def load_plan(self) -> list[Stage]:
+        """The stages ``load`` will go through (none for a serving engine), for a
+        ``LoadProgress``."""
+        return load_plan(self.config) if self.config.backend.kind == "local" else []
+
+    def load(self, progress: LoadProgress | None = None) -> str | None:
         """Load the engine from the config; returns an error message on failure.
 
         Transactional: the new engine is loaded before the old one is closed, and on failure
         the old one (if any) keeps serving. A draft model that cannot be used only costs the
-        draft (a warning in ``engine.warnings``).
+        draft (a warning in ``engine.warnings``). ``progress`` hears every stage of
+        ``load_plan``.
         """
         if self.config.backend.kind != "local":
             self.close()
@@ -119,7 +126,7 @@ class CompletionService:
                     self.config.model, draft_path="none")), progress)
                 draft_problem = (f"draft model not used ({exc}); completing without a draft"
                                  " model")
-            engine = Engine(target, draft, self.config)
+            engine = Engine(target, draft, self.config, progress)
         except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
             if "config" not in str(exc):
                 exc = f"{exc} (fix [model] path in the config)"
@@ -136,6 +143,8 @@ class CompletionService:
         self.backend, self.error = LocalBackend(engine, lambda: self.config), None
         if old is not None:
             old.close()
+        if progress is not None:
+            progress.finish()  # stages that had nothing to do (a draft left out) count too
         return None
 
     def _connect(self) -> str | None:

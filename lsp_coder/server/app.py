@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
+from ..load_progress import LoadProgress
 from .documents import word_start
 from .health import register_health_commands
 from .highlights import word_highlights
@@ -101,17 +102,10 @@ class LspCoderServer(LanguageServer):
         if token is None:
             self.window_log_message(types.LogMessageParams(
                 type=types.MessageType.Info, message="lsp-coder: loading model"))
-        loop = asyncio.get_running_loop()
-        last = [-1]
-
-        def progress(done: int, total: int) -> None:
-            pct = int(done * 100 / max(total, 1))
-            if token is not None and pct != last[0] and pct % 5 == 0:
-                last[0] = pct
-                loop.call_soon_threadsafe(self.work_done_progress.report, token,
-                                          types.WorkDoneProgressReport(
-                                              message="preparing model files", percentage=pct))
-
+        progress = None
+        if token is not None:
+            progress = LoadProgress(self.service.load_plan(),
+                                    self._progress_reporter(token, asyncio.get_running_loop()))
         error = await self.scheduler.run(self.service.load, progress)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
@@ -130,6 +124,16 @@ class LspCoderServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(
             type=types.MessageType.Info,
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
+
+    def _progress_reporter(self, token: str, loop: asyncio.AbstractEventLoop):
+        """A ``LoadProgress`` listener (called on the worker) that reports on ``token``."""
+
+        def report(percent: int, label: str) -> None:
+            loop.call_soon_threadsafe(self.work_done_progress.report, token,
+                                      types.WorkDoneProgressReport(message=label or None,
+                                                                   percentage=percent))
+
+        return report
 
     def apply_settings(self, layer: Any, source: str) -> bool:
         """Merge a settings layer into the service's config; True when the model must reload.

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..completion.service import CompletionRequest, CompletionService
 from ..config import Config
+from ..load_progress import LoadProgress
+from .progress_bar import LoadBar
 
 
 def parse_location(location: str) -> tuple[Path, int, int]:
@@ -38,7 +40,8 @@ def complete_at(config: Config, location: str) -> int:
         print(f"lsp-coder: {exc}", file=sys.stderr)
         return 2
     service = CompletionService(config)
-    error = service.load(_progress)
+    with LoadBar() as bar:
+        error = service.load(LoadProgress(service.load_plan(), bar.update))
     if error:
         print(error, file=sys.stderr)
         return 1
@@ -54,8 +57,3 @@ def complete_at(config: Config, location: str) -> int:
     service.close()
     return 0
 
-
-def _progress(done: int, total: int) -> None:
-    pct = done * 100 // max(total, 1)
-    if done == total or done % (64 << 20) < (8 << 20):
-        print(f"\rpreparing model: {pct:3d}%", end="" if done < total else "\n", file=sys.stderr)
