@@ -8,8 +8,7 @@ from pathlib import Path
 
 from ..completion.service import CompletionRequest, CompletionService
 from ..config import Config
-from ..load_progress import LoadProgress
-from .progress_bar import LoadBar
+from .progress_bar import load_with_bar
 
 
 def parse_location(location: str) -> tuple[Path, int, int]:
@@ -40,8 +39,7 @@ def complete_at(config: Config, location: str) -> int:
         print(f"lsp-coder: {exc}", file=sys.stderr)
         return 2
     service = CompletionService(config)
-    with LoadBar() as bar:
-        error = service.load(LoadProgress(service.load_plan(), bar.update))
+    error = load_with_bar(service)
     if error:
         print(error, file=sys.stderr)
         return 1
