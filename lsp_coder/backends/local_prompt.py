@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..engine.fim_template import FimTemplate
-from .context import WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
 
 Tokenize = Callable[[str], list[int]]
 Detokenize = Callable[[list[int]], str]
