@@ -71,12 +71,6 @@ def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
 
 
 @pytest.fixture
-def nvim() -> str:
-    """The Neovim program."""
-    return require_program("nvim", GET_NEOVIM)
-
-
-@pytest.fixture
 def emacs() -> str:
     """The Emacs program, checked to load eglot the way the client script does."""
     program = require_program("emacs", GET_EMACS)
