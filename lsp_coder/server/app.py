@@ -19,13 +19,13 @@ from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
 from ..load_progress import LoadProgress
-from .documents import word_start
 from .health import register_health_commands
 from .highlights import word_highlights
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
 from .status import STATUS_COMMAND, StatusReporter, wants_status
+from .words import word_start
 
 log = logging.getLogger(__name__)
 

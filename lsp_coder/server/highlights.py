@@ -14,7 +14,7 @@ import re
 from lsprotocol import types
 
 from .document_store import Document
-from .documents import word_end, word_start
+from .words import word_end, word_start
 
 SCAN_UNITS = 100_000
 """How far before and after the cursor occurrences are looked for (a 5 MB file is not scanned

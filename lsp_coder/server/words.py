@@ -1,4 +1,4 @@
-"""Text positions the handlers need beyond pygls's own document model."""
+"""Identifier edges in a document's text (the completion item's range, word highlights)."""
 
 from __future__ import annotations
 
