@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..backends.base import Backend
@@ -20,10 +20,13 @@ from ..config import Config
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
+from .answer_rules import EarlyAnswer, first_line, line_limit
 from .context import ExtraContext, split_document, wants_multiline
+from .filter_window import filter_window, rest_of_line
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .records import CompletionRequest, Suggestion
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
@@ -34,53 +37,8 @@ log = logging.getLogger(__name__)
 NOT_STORED = (StopReason.CANCELLED, StopReason.BACKEND_ERROR, StopReason.BACKEND_DOWN)
 """Stop reasons whose text does not go into the suggestion cache."""
 
-FILTER_WINDOW_CHARS = 16_384
-"""Postprocessing sees whole lines reaching this far before and after the cursor."""
-
 ALTERNATIVE_TEMPERATURE = 0.8
 """Alternatives are sampled at this temperature (or the configured one, if higher)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CompletionRequest:
-    """A completion at ``offset`` (a str index) of ``text``."""
-
-    uri: str
-    """The document."""
-    text: str
-    """The document's whole text."""
-    offset: int
-    """The cursor, a str index into ``text``."""
-    path: str = ""
-    """The document's file path (named in other files' context); the URI when empty."""
-    language_id: str = ""
-    """The editor's language id."""
-    budget_ms: float | None = None
-    """How long the caller waits: when it runs out the complete lines so far (or the partial
-    first line) are answered and generation goes on into the suggestion cache."""
-    alternatives: int = 0
-    """Other suggestions to sample after the first (a request the user invoked)."""
-
-
-@dataclass(slots=True)
-class Suggestion:
-    """What to show, and what it took."""
-
-    text: str
-    """The suggestion (empty: nothing to show)."""
-    cached: bool = False
-    """Answered from the suggestion cache."""
-    stats: RequestStats | None = None
-    """What the backend did for it (None when it did nothing)."""
-    latency_ms: float = 0.0
-    """From the start of the work to the answer."""
-    stop_reason: str = ""
-    """Why it ended (a ``StopReason`` value; empty for a cache answer)."""
-    extra: dict = field(default_factory=dict)
-    """Flags for the scheduler: ``answered_early`` (a time-boxed answer was sent);
-    ``alternatives_evaluated_tokens`` (prompt tokens the alternatives evaluated)."""
-    alternatives: list[str] = field(default_factory=list)
-    """Other suggestions for the same cursor, distinct from ``text`` and each other."""
 
 
 class CompletionService:
@@ -203,10 +161,10 @@ class CompletionService:
     def cached(self, req: CompletionRequest) -> Suggestion | None:
         """Answer from the suggestion cache if the user typed along a shown suggestion."""
         hit = self.suggestions.lookup(req.uri, req.text, req.offset,
-                                      _rest_of_line(req.text, req.offset))
+                                      rest_of_line(req.text, req.offset))
         if hit is None:
             return None
-        prefix, suffix = _filter_window(req.text, req.offset)
+        prefix, suffix = filter_window(req.text, req.offset)
         parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], suffix)
         ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=wants_multiline(parts))
         text = run(POST_CACHE, hit.remainder, ctx)
@@ -237,12 +195,12 @@ class CompletionService:
         cc = self.config.completion
         parts, budgets = self._parts(backend, req, preview=idle)
         multiline = wants_multiline(replace(parts, recent=""))
-        prefix, suffix = _filter_window(req.text, req.offset)
+        prefix, suffix = filter_window(req.text, req.offset)
         ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
-        early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
+        early = EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         query = self._query(
             req, parts, budgets,
-            stop=_line_limit(cc.max_lines) if multiline else _first_line,
+            stop=line_limit(cc.max_lines) if multiline else first_line,
             budget_ms=req.budget_ms,
             cancelled=cancelled,
             on_text=early.on_text if answer_early is not None else None,
@@ -259,7 +217,7 @@ class CompletionService:
         text = run(POST_CACHE, raw, ctx)
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],
-                                   _rest_of_line(req.text, req.offset), text)
+                                   rest_of_line(req.text, req.offset), text)
         extra: dict[str, Any] = {"answered_early": early.sent}
         alternatives: list[str] = []
         if req.alternatives and not idle and not early.sent and (
@@ -397,82 +355,3 @@ class CompletionService:
         """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""
         backend = self.backend
         return 0 if backend is None else backend.ubatches_done()
-
-
-class _EarlyAnswer:
-    """Sends the complete lines so far once the budget has run out (at most once)."""
-
-    def __init__(self, send: Callable[[Suggestion], None] | None, budget_ms: float | None,
-                 start: float, ctx: FilterContext) -> None:
-        self.send = send
-        self.deadline = None if budget_ms is None else start + budget_ms / 1000
-        self.start = start
-        self.ctx = ctx
-        self.sent = False
-
-    def on_text(self, text: str) -> None:
-        if self.sent or self.send is None or self.deadline is None:
-            return
-        if time.perf_counter() < self.deadline:
-            return
-        cut = text.rfind("\n")
-        if cut <= 0 or not text[:cut].strip():
-            return  # the first line is not complete yet
-        complete = text[:cut]
-        answer = run(POST_CACHE, run(PRE_CACHE, complete, self.ctx), self.ctx)
-        if not answer:
-            return
-        self.sent = True
-        self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
-                             stop_reason=StopReason.TIME_BOX))
-
-
-def _first_line(text: str) -> int | None:
-    """Single-line mode shows only the text before the first newline (see ``limit_scope``):
-    stop there. At the end of a finished line the model's answer is often a newline and the
-    next line, which would be generated only to be dropped."""
-    cut = text.find("\n")
-    return None if cut < 0 else cut
-
-
-def _line_limit(max_lines: int) -> Callable[[str], int | None]:
-    """Stop after ``max_lines`` lines with content (a leading newline does not count)."""
-
-    def stop(text: str) -> int | None:
-        lines = 0
-        pos = 0
-        body_started = False
-        while True:
-            nl = text.find("\n", pos)
-            if nl < 0:
-                return None
-            if text[pos:nl].strip() or body_started:
-                body_started = True
-                lines += 1
-                if lines >= max_lines:
-                    return nl
-            pos = nl + 1
-
-    return stop
-
-
-def _rest_of_line(text: str, offset: int) -> str:
-    """The cursor line after the cursor, at most ``FILTER_WINDOW_CHARS`` of it (a suggestion
-    is shown again only where this is the same)."""
-    end = text.find("\n", offset, offset + FILTER_WINDOW_CHARS)
-    return text[offset : min(len(text), offset + FILTER_WINDOW_CHARS) if end < 0 else end]
-
-
-def _filter_window(text: str, offset: int) -> tuple[str, str]:
-    """The text before and after the cursor that postprocessing reads: whole lines, about
-    ``FILTER_WINDOW_CHARS`` each way (at most twice that: a line longer than that is cut). A
-    filter compares a suggestion only with the lines next to it, and copying or splitting all
-    of a 5 MB document (or of a line of a million characters) would block for tens of ms."""
-    reach = 2 * FILTER_WINDOW_CHARS
-    start = 0
-    if offset > FILTER_WINDOW_CHARS:
-        start = text.rfind("\n", max(0, offset - reach), offset - FILTER_WINDOW_CHARS) + 1
-        start = start or max(0, offset - reach)
-    end = text.find("\n", offset + FILTER_WINDOW_CHARS, offset + reach)
-    end = min(len(text), offset + reach) if end < 0 else end
-    return text[start:offset], text[offset:end]

@@ -3,8 +3,8 @@ neither copies nor splits all of a big document."""
 
 from __future__ import annotations
 
+from lsp_coder.completion.filter_window import FILTER_WINDOW_CHARS, filter_window
 from lsp_coder.completion.postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
-from lsp_coder.completion.service import FILTER_WINDOW_CHARS, _filter_window
 from lsp_coder.completion.suggestions import SuggestionCache
 
 BIG = "".join(f"def function_{i}(x):\n    return x * {i}\n\n" for i in range(20_000))
@@ -12,12 +12,12 @@ BIG = "".join(f"def function_{i}(x):\n    return x * {i}\n\n" for i in range(20_
 
 def test_the_window_is_whole_lines_around_the_cursor_and_bounded():
     offset = BIG.index("def function_10000")
-    prefix, suffix = _filter_window(BIG, offset)
+    prefix, suffix = filter_window(BIG, offset)
     assert BIG[offset - len(prefix) : offset + len(suffix)] == prefix + suffix
     assert BIG[offset - len(prefix) - 1] == "\n" and BIG[offset + len(suffix)] == "\n"
     assert FILTER_WINDOW_CHARS <= len(prefix) < FILTER_WINDOW_CHARS + 40
     assert FILTER_WINDOW_CHARS <= len(suffix) < FILTER_WINDOW_CHARS + 40
-    assert _filter_window("x = 1\ny", 5) == ("x = 1", "\ny")
+    assert filter_window("x = 1\ny", 5) == ("x = 1", "\ny")
 
 
 def test_filters_on_the_window_give_what_they_give_on_the_whole_document():
@@ -26,7 +26,7 @@ def test_filters_on_the_window_give_what_they_give_on_the_whole_document():
     # The model re-generates the two lines after the cursor and goes on: they are cut.
     suggestion = "def helper():\n    pass\n" + below[1] + "\n"
     whole = FilterContext(prefix=BIG[:offset], suffix=BIG[offset:])
-    prefix, suffix = _filter_window(BIG, offset)
+    prefix, suffix = filter_window(BIG, offset)
     window = FilterContext(prefix=prefix, suffix=suffix)
 
     def both(text: str, ctx: FilterContext) -> str:

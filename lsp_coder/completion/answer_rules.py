@@ -1,0 +1,67 @@
+"""When a suggestion stops, and the early answer once the caller's budget runs out."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..shared_types import StopReason
+from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .records import Suggestion
+
+
+class EarlyAnswer:
+    """Sends the complete lines so far once the budget has run out (at most once)."""
+
+    def __init__(self, send: Callable[[Suggestion], None] | None, budget_ms: float | None,
+                 start: float, ctx: FilterContext) -> None:
+        self.send = send
+        self.deadline = None if budget_ms is None else start + budget_ms / 1000
+        self.start = start
+        self.ctx = ctx
+        self.sent = False
+
+    def on_text(self, text: str) -> None:
+        if self.sent or self.send is None or self.deadline is None:
+            return
+        if time.perf_counter() < self.deadline:
+            return
+        cut = text.rfind("\n")
+        if cut <= 0 or not text[:cut].strip():
+            return  # the first line is not complete yet
+        complete = text[:cut]
+        answer = run(POST_CACHE, run(PRE_CACHE, complete, self.ctx), self.ctx)
+        if not answer:
+            return
+        self.sent = True
+        self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
+                             stop_reason=StopReason.TIME_BOX))
+
+
+def first_line(text: str) -> int | None:
+    """Single-line mode shows only the text before the first newline (see ``limit_scope``):
+    stop there. At the end of a finished line the model's answer is often a newline and the
+    next line, which would be generated only to be dropped."""
+    cut = text.find("\n")
+    return None if cut < 0 else cut
+
+
+def line_limit(max_lines: int) -> Callable[[str], int | None]:
+    """Stop after ``max_lines`` lines with content (a leading newline does not count)."""
+
+    def stop(text: str) -> int | None:
+        lines = 0
+        pos = 0
+        body_started = False
+        while True:
+            nl = text.find("\n", pos)
+            if nl < 0:
+                return None
+            if text[pos:nl].strip() or body_started:
+                body_started = True
+                lines += 1
+                if lines >= max_lines:
+                    return nl
+            pos = nl + 1
+
+    return stop
