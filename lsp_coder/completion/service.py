@@ -274,7 +274,7 @@ class CompletionService:
         without recording the visit in the other-files context."""
         cc = self.config.completion
         prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
-            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
+            cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
         if not preview:
