@@ -153,20 +153,51 @@ def imported_names(module: str, path: Path, tree: ast.Module,
     return out
 
 
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _bound_in(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """Names a function binds itself (parameters, assignments, local imports and
+    definitions, nested ones included): there they are not the module's imports."""
+    names: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node is not fn:
+                names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def _scoped(node: ast.AST, shadowed: frozenset[str] = frozenset()):
+    """Every node under ``node`` with the names the functions around it bind."""
+    for child in ast.iter_child_nodes(node):
+        inner = shadowed | _bound_in(child) if isinstance(child, FUNCTIONS) else shadowed
+        yield child, inner
+        yield from _scoped(child, inner)
+
+
 def first_uses(tree: ast.Module, imports: dict[str, tuple[str, str]],
                defined: dict[str, set[str]]) -> dict[tuple[str, str], ast.expr]:
     """(module, name) -> the node of its first read in the file (lowest line, then column):
     a ``Name`` bound by ``from m import name``, or ``binding.name`` for a module binding
-    whose module defines ``name``."""
+    whose module defines ``name``; a function's own variable of the same name is not one."""
     first: dict[tuple[str, str], ast.expr] = {}
-    for node in ast.walk(tree):
+    for node, shadowed in _scoped(tree):
         key = None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             module, name = imports.get(node.id, ("", ""))
-            key = (module, name) if name else None
+            key = (module, name) if name and node.id not in shadowed else None
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             module, name = imports.get(node.value.id, ("", "x"))
-            if not name and node.attr in defined.get(module, ()):
+            if not name and node.attr in defined.get(module, ()) and (
+                    node.value.id not in shadowed):
                 key = (module, node.attr)
         if key is None:
             continue
