@@ -34,6 +34,10 @@ class PromptParts:
     line_prefix: str
     suffix: str
     recent: str = ""
+    repo: str = ""
+    """The workspace folder's name (the repository line of the model's format)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
 
     @property
     def prefix(self) -> str:

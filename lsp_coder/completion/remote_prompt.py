@@ -31,7 +31,8 @@ def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_to
             break
         extra.append((path, body))
         used += n
-    return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent)
+    return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent,
+                       parts.repo, parts.path)
 
 
 def _trim_front(text: str, budget: int, count: Count) -> str:
