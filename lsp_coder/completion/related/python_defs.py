@@ -30,6 +30,10 @@ METHODS_SHOWN = 24
 REEXPORT_HOPS = 3
 """How many ``from .x import Name`` re-exports are followed to find a definition."""
 
+IMPORT_SCAN_CHARS = 65_536
+"""Imports are looked for in this much of the document's start (and in the window at the
+cursor), so a huge document costs no more per request than a long one."""
+
 MODULES_CACHED = 256
 """Parsed defining modules kept (keyed by path, checked against the file's size and time)."""
 
@@ -152,7 +156,7 @@ class PythonDefinitions:
              limit: int = 8) -> list[Definition]:
         """The definitions of the imported names used in ``window`` of ``text`` (the document
         at ``path``), in order of first use, at most ``limit``."""
-        imported = imports(text)
+        imported = imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
         if not imported:
             return []
         search = _search_roots(path, roots)

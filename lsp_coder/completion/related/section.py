@@ -19,7 +19,7 @@ from cachetools import LRUCache
 from ...config import Config
 from ..context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES
 from . import tags
-from .python_defs import PythonDefinitions, imports, without_imports
+from .python_defs import IMPORT_SCAN_CHARS, PythonDefinitions, imports, without_imports
 from .similar import CHUNK_LINES, IGNORED, SimilarChunks
 from .text import display_path, identifiers, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
@@ -178,7 +178,7 @@ class RelatedContext:
         if cc.definitions:
             items += self._definitions(text, window, path, roots, cc.max_file_bytes)
         if cc.open_files and others:
-            items += self._similar_items(uri, text, line, others, roots, generation)
+            items += self._similar_items(uri, text, offset, line, others, roots, generation)
         wanted = _fit(items, budget)
         previous = self._sections.get(uri)
         chosen = wanted
@@ -212,7 +212,8 @@ class RelatedContext:
                 out.append(_Item(("def", found.path, found.name),
                                  display_path(found.path, roots), found.text, 0))
             used = set(identifiers(without_imports(window)))
-            names = [n for n in imports(text) if n in used]
+            names = [n for n in imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
+                     if n in used]
         else:
             names = _nearest_first(window)
         if self._index is None or language is None:
@@ -256,7 +257,8 @@ class RelatedContext:
         rendered = tags.render(tag, lines, file_tags)
         return _Item(("def", file, name), display_path(file, roots), rendered, 0)
 
-    def _similar_items(self, uri: str, text: str, line: int, others: list[tuple[str, str]],
+    def _similar_items(self, uri: str, text: str, offset: int, line: int,
+                       others: list[tuple[str, str]],
                        roots: tuple[Path, ...], generation: int) -> list[_Item]:
         """The best windows of the other documents for the block of lines at the cursor,
         computed once per block (typing inside it changes nothing)."""
@@ -265,9 +267,8 @@ class RelatedContext:
         cached = self._chunks.get(key)
         if cached is not None:
             return cached
-        lines = text.splitlines(keepends=True)
-        start = max(0, (block - 1) * WINDOW_QUANTUM_LINES)
-        query = "".join(lines[start : (block + 1) * WINDOW_QUANTUM_LINES])
+        query = _lines_around(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
+                              (block + 1) * WINDOW_QUANTUM_LINES)
         items = []
         for chunk in self._similar.rank(query, others, CHUNKS_MAX):
             other = uri_to_path(chunk.uri)
@@ -289,6 +290,23 @@ def _window(text: str, offset: int, line: int) -> str:
             break
         start = found
     return text[start:offset]
+
+
+def _lines_around(text: str, offset: int, line: int, first: int, end: int) -> str:
+    """Lines ``first`` to ``end`` (exclusive) of ``text``, found from the cursor (``offset``,
+    on ``line``) without splitting the whole document."""
+    start = text.rfind("\n", 0, offset) + 1
+    for _ in range(line - first):
+        start = text.rfind("\n", 0, start - 1) + 1
+        if start == 0:
+            break
+    stop = offset
+    for _ in range(end - line):
+        found = text.find("\n", stop)
+        if found < 0:
+            return text[start:]
+        stop = found + 1
+    return text[start:stop]
 
 
 def _nearest_first(window: str) -> list[str]:
