@@ -108,11 +108,12 @@ class RelatedContext:
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
         with self._lock:
-            self._documents.pop(uri, None)
+            before = self._documents.pop(uri, None)
             self._documents[uri] = text
             while len(self._documents) > OPEN_DOCUMENTS_MAX:
                 self._documents.popitem(last=False)
-            self._generation += 1
+            if before != text:  # a save of the text a request just read changes nothing
+                self._generation += 1
 
     def saved(self, uri: str, text: str | None) -> None:
         """A document was saved: its new text counts, and the index reads the file again."""
@@ -123,9 +124,11 @@ class RelatedContext:
             self.files_changed([path])
 
     def files_changed(self, paths: list[Path]) -> None:
-        """Files changed on disk (created, changed, deleted): index them again."""
+        """Files changed on disk (created, changed, deleted): index them again, and their
+        definitions leave the sections that show them (read again when still needed)."""
+        changed = set(paths)
         with self._lock:
-            self._generation += 1
+            self._purge(lambda item: item.key[0] == "def" and item.key[1] in changed)
         if self._index is not None and paths:
             self._index.refresh(paths)
 
@@ -135,6 +138,14 @@ class RelatedContext:
             self._documents.pop(uri, None)
             self._sections.pop(uri, None)
             self._generation += 1
+            self._purge(lambda item: item.key[0] == "chunk" and item.key[1] == uri)
+
+    def _purge(self, gone) -> None:
+        """Drop the items ``gone`` says no longer exist from every remembered section (the
+        lock is held): a section is kept only while its items are still there to show."""
+        for uri, items in list(self._sections.items()):
+            if any(gone(item) for item in items):
+                self._sections[uri] = [item for item in items if not gone(item)]
 
     def close(self) -> None:
         if self._index is not None:
@@ -168,8 +179,6 @@ class RelatedContext:
                 self._documents[uri] = text
                 while len(self._documents) > OPEN_DOCUMENTS_MAX:
                     self._documents.popitem(last=False)
-        if self._index is not None:
-            generation += self._index.generation << 32
         path = uri_to_path(uri)
         shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
         line = text.count("\n", 0, offset)
@@ -180,7 +189,8 @@ class RelatedContext:
         if cc.open_files and others:
             items += self._similar_items(uri, text, offset, line, others, roots, generation)
         wanted = _fit(items, budget)
-        previous = self._sections.get(uri)
+        with self._lock:
+            previous = self._sections.get(uri)
         chosen = wanted
         if previous is not None:
             before = {(i.key, i.text) for i in previous}
@@ -191,7 +201,8 @@ class RelatedContext:
                 kept = [i for i in previous if (i.key, i.text) in now]
                 chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
         if record:
-            self._sections[uri] = chosen
+            with self._lock:
+                self._sections[uri] = chosen
         if not chosen:
             return Section()
         entries: OrderedDict[str, list[str]] = OrderedDict()

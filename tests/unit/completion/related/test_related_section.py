@@ -105,3 +105,22 @@ def test_each_source_can_be_turned_off_and_a_zero_budget_means_none(workspace):
     related_off.opened("file:///notes/engine.py", "engine = Engine('x')\nengine.start(1)\n")
     assert [p for p, _ in section(related_off, uri, text, config=off).entries] == ["engine.py"]
     assert section(related, uri, text, budget=0) == Section()
+
+
+def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspace):
+    related = context_for(workspace)
+    notes = "file:///notes/engine.py"
+    related.opened(notes, "engine = Engine('x')\nengine.start(1)\n")
+    app = workspace / "pkg" / "app.py"
+    text = APP + "engine = Engine('a')\n    engine.start("
+    first = section(related, app.as_uri(), text)
+    assert [p for p, _ in first.entries] == ["pkg/core.py", "engine.py"]
+    related.saved(app.as_uri(), text)  # the text the request read: nothing changes
+    assert section(related, app.as_uri(), text) == first
+    related.closed(notes)
+    assert [p for p, _ in section(related, app.as_uri(), text).entries] == ["pkg/core.py"]
+    core = workspace / "pkg" / "core.py"
+    core.write_text(core.read_text().replace("speed: int = 3\n", "speed: int = 4\n"))
+    related.files_changed([core])
+    [(_, body)] = section(related, app.as_uri(), text).entries
+    assert "    speed: int = 4\n" in body and "    speed: int = 3\n" not in body

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from lsp_coder.completion.related.text import display_path, trim_lines, uri_to_path
 
-LINES = st.lists(st.text(alphabet="ab (", max_size=12).map(lambda s: s + "\n"), max_size=60)
+LINES = st.lists(st.text(alphabet="ab (", max_size=12), max_size=60).map(
+    lambda words: [f"{i}:{w}\n" for i, w in enumerate(words)])  # distinct lines
 
 
 @given(LINES, st.integers(0, 800), st.integers(0, 70))
