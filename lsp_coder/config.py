@@ -102,6 +102,7 @@ class FimStrings:
     suffix: str = ""
     middle: str = ""
     file_sep: str = ""
+    repo_name: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -40,6 +40,10 @@ class FimQuery:
     suffix: str
     extra: tuple[tuple[str, str], ...] = ()
     recent: str = ""
+    repo: str = ""
+    """The workspace folder's name, for the model's repository format (with ``extra``)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
     prefix_tokens: int = 1024
     suffix_tokens: int = 256
     extra_tokens: int = 256

@@ -24,10 +24,12 @@ from ..engine.generator import RequestStats
 from ..engine.llama import ModelLoadError
 from ..engine.prefill import PrefillResult
 from ..model_files import ModelUnavailable, Progress, resolve_model_paths
-from .context import ExtraContext, PromptParts, split_document, wants_multiline
+from .context import PromptParts, split_document, wants_multiline
 from .local_backend import LocalBackend
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .related import RelatedContext
+from .related.text import uri_to_path
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
@@ -81,7 +83,8 @@ class CompletionService:
         self.backend: Backend | None = None
         self.error: str | None = None
         self.suggestions = SuggestionCache()
-        self.extra = ExtraContext()
+        self.related = RelatedContext()
+        """Other files' code for the prompt: open documents, the workspace, definitions."""
         self.notify: Notify | None = None
         """Where a remote backend's one-per-outage messages go (the server sets it)."""
         self._cold: set[str] = set()
@@ -180,11 +183,30 @@ class CompletionService:
         """A document closed: drop its suggestions, its place in the extra context and the
         start of its short window."""
         self.suggestions.forget(uri)
-        self.extra.forget(uri)
+        self.related.closed(uri)
         self._cold.discard(uri)
         backend = self.backend
         if isinstance(backend, LocalBackend):
             backend.forget(uri)
+
+    # -- other files (event loop): one call per LSP event, recorded by the related context ---
+
+    def workspace_folders(self, folders: list[str]) -> None:
+        """The client's workspace folders (URIs); the index is built in the background."""
+        self.related.set_roots(folders, self.config)
+
+    def document_opened(self, uri: str, text: str) -> None:
+        """A document opened: its code may be shown in other documents' prompts."""
+        self.related.opened(uri, text)
+
+    def document_saved(self, uri: str, text: str | None) -> None:
+        """A document saved (``text``: its content, when known)."""
+        self.related.saved(uri, text)
+
+    def files_changed(self, uris: list[str]) -> None:
+        """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
+        paths = [p for p in map(uri_to_path, uris) if p is not None]
+        self.related.files_changed(paths)
 
     def snapshot(self) -> dict[str, Any]:
         """Whether a model is loaded, the load error, the backend, and the KV cache's use.
@@ -277,15 +299,16 @@ class CompletionService:
             cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
-        if not preview:
-            self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
-        extra = self.extra.chunks(req.uri, extra_tokens, preview=preview)
-        parts = PromptParts(extra, parts.above, parts.line_prefix, parts.suffix, parts.recent)
+        section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
+                                       self.config, record=not preview)
+        parts = PromptParts(section.entries, parts.above, parts.line_prefix, parts.suffix,
+                            parts.recent, section.repo, section.path)
         if backend.kind != "local":  # the local engine holds its token prompt to the budgets
             parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
                               suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
         return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
                         suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
+                        repo=parts.repo, path=parts.path,
                         prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
                         extra_tokens=extra_tokens,
                         max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed)

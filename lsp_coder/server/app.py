@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
+WATCHED_GLOB = ("**/*.{py,pyi,js,mjs,cjs,jsx,ts,mts,cts,tsx,go,rs,c,h,cc,cpp,cxx,hpp,hh,hxx,"
+                "java,lua,sh,bash}")
+"""The files whose changes on disk the workspace index wants to hear of."""
 
 
 def settle_heap() -> None:
@@ -51,6 +54,7 @@ class LspCoderServer(LanguageServer):
                                    lambda: self.config.completion.debounce_ms,
                                    lambda: self.config.idle)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
+        self.watch_task: asyncio.Task | None = None  # keeps the registration from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
 
@@ -74,6 +78,22 @@ class LspCoderServer(LanguageServer):
         """Show and log one message."""
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    async def watch_files(self) -> None:
+        """Ask the client to report changed source files (``workspace/didChangeWatchedFiles``)
+        where it can register that dynamically; the workspace index reads them again."""
+        if not get_capability(self.client_capabilities,
+                              "workspace.did_change_watched_files.dynamic_registration", False):
+            return
+        watcher = types.FileSystemWatcher(glob_pattern=WATCHED_GLOB)
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(id=str(uuid.uuid4()),
+                                   method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                       watchers=[watcher]))]))
+        except Exception as exc:  # the client refused: saves still refresh the index
+            log.info("file watching not registered: %s", type(exc).__name__)
 
     async def load_model(self) -> None:
         """Load (or reload) the model on the worker, reporting progress to the client;
@@ -168,6 +188,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
         ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
+        ls.service.workspace_folders(_folders(params))
         ls.scheduler.begin_loading()  # requests wait until the load (after "initialized") ends
 
     @server.feature(types.INITIALIZED)
@@ -176,6 +197,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
             ls.tell(startup_problem)
         ls.loop = asyncio.get_running_loop()
         ls.load_task = asyncio.ensure_future(ls.load_model())
+        ls.watch_task = asyncio.ensure_future(ls.watch_files())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
@@ -183,10 +205,28 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         if ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
             await ls.load_model()
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: LspCoderServer,
+                                     params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.service.workspace_folders([f.uri for f in ls.workspace.folders.values()])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: LspCoderServer,
+                                 params: types.DidChangeWatchedFilesParams) -> None:
+        ls.service.files_changed([change.uri for change in params.changes])
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LspCoderServer, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
+        ls.service.document_opened(doc.uri, doc.text)
         ls.scheduler.opened(doc.uri, Path(to_fs_path(doc.uri) or doc.uri).name, doc.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LspCoderServer, params: types.DidSaveTextDocumentParams) -> None:
+        doc = ls.protocol.documents.get(params.text_document.uri)
+        ls.service.document_saved(params.text_document.uri,
+                                  params.text if params.text is not None else (
+                                      doc.text if doc is not None else None))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -238,6 +278,16 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         ls.scheduler.shutdown()
 
     return server
+
+
+def _folders(params: types.InitializeParams) -> list[str]:
+    """The workspace folders of ``initialize``: ``workspaceFolders``, else ``rootUri``, else
+    ``rootPath``."""
+    if params.workspace_folders:
+        return [f.uri for f in params.workspace_folders]
+    if params.root_uri:
+        return [params.root_uri]
+    return [params.root_path] if params.root_path else []
 
 
 def _inline_items(suggestion: Suggestion, position: types.Position):
