@@ -1,13 +1,14 @@
 """``lsp-coder bench --crossfile``: does what other files hold make the line right?
 
 Cases come from real packages (see ``crossfile_cases``): a line that uses a name from another
-module of the package is blanked. Every case of every run gets a fresh copy of its package as
-the workspace (``rootUri``), whose copy of the case's file holds the blanked buffer, so no index
-can read the answer, and a fresh server. The client does the same in every run: it opens the
-module defining the name and ``--tabs`` other modules of the package as tabs, then the case's
-file, rests ``--open-pause-ms``, and asks for one inline completion after the blank line's
-indentation. The runs differ only in the ``[context]`` sources the server may use: none
-(``in-file``), each source alone, and all of them; a run name ending in ``+full`` also sets
+module of the package is blanked (with ``--first-use``, only its first use in the file). Every
+case of every run gets a fresh copy of its package as the workspace (``rootUri``), whose copy
+of the case's file holds the blanked buffer, so no index can read the answer, and a fresh
+server. The client does the same in every run: it opens the module defining the name and
+``--tabs`` other modules of the package as tabs, then the case's file, rests
+``--open-pause-ms``, and asks for one inline completion after the blank line's indentation.
+The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
+source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
@@ -72,6 +73,9 @@ def add_crossfile_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="--crossfile, --floor: case selection")
     p.add_argument("--per-file", type=int, default=2,
                    help="--crossfile: at most this many cases from one file")
+    p.add_argument("--first-use", action="store_true",
+                   help="--crossfile: only the first line of a file that uses a name (the file"
+                        " never shows how it is called)")
     p.add_argument("--tabs", type=int, default=2,
                    help="--crossfile: other modules open besides the defining one")
     p.add_argument("--sources", default=",".join(DEFAULT_RUNS),
@@ -104,12 +108,13 @@ def tabs_for(case: CrossCase, modules: list[str], count: int, seed: int) -> list
 
 
 async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[str, Any],
-              pause_ms: float, index: int) -> Answer:
-    """One case with a fresh workspace and server (see the module docstring)."""
+              pause_ms: float, index: int, server_log: Path | None = None) -> Answer:
+    """One case with a fresh workspace and server (see the module docstring); the server's
+    debug log is appended to ``server_log`` if given."""
     with tempfile.TemporaryDirectory(prefix="lsp-coder-crossfile-") as tmp:
         root = Path(tmp)
         target = make_workspace(source, case, root)
-        session = Session(options, root=root)
+        session = Session(options, root=root, server_log=server_log)
         totals = await session.start()
         try:
             if not totals.get("model_loaded"):
@@ -159,8 +164,9 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
         for name, s in summaries.items():
             if name == "in-file":
                 continue
-            ratio = s["exact"] / base["exact"] if base["exact"] else float("inf")
-            lines.append(f"{name} vs in-file: exact x{ratio:.2f}, edit similarity"
+            ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
+                     else f"{s['exact']:.0f} vs none")
+            lines.append(f"{name} vs in-file: exact {ratio}, edit similarity"
                          f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
     return "\n".join(lines)
 
@@ -194,7 +200,7 @@ def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     names = [str(f) for f in args.files] or list(HELD_OUT)
     sources = {name: resolve_source(name) for name in names}
-    pool = [c for source in sources.values() for c in source_cases(source)]
+    pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
     cases = select(pool, args.cases, args.seed, args.per_file)
     modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
@@ -209,7 +215,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
         answers[name] = []
         for i, case in enumerate(cases):
             answer = await ask(case, sources[case.source], tabs[i], options,
-                               args.open_pause_ms, i)
+                               args.open_pause_ms, i, args.server_log)
             answers[name].append(answer)
             print(f"  {name} {i + 1}/{len(cases)} {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)

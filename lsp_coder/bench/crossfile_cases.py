@@ -2,12 +2,13 @@
 
 A case is a line inside a function that uses a name the file imports from another module of
 the same package (``from .other import name`` or ``from package.other import name``, where
-``other`` defines ``name`` at its top level). The line is the first one in the file that uses
-the name, so the file itself never shows how it is called. The line is blanked to its
-indentation and the cursor put after it; the answer is the line's text.
+``other`` defines ``name`` at its top level; or ``other.name`` after ``from . import other``).
+With ``first_use`` only the first line in the file that uses the name counts, so the file
+itself never shows how it is called. The line is blanked to its indentation and the cursor put
+after it; the answer is the line's text.
 
-Selection is deterministic: every candidate of every source is listed in path order, then a
-seeded shuffle picks ``count`` of them, at most ``per_file`` from one file.
+Selection is deterministic (see ``select``): a seeded shuffle per source, the sources taken in
+turn, at most ``per_file`` cases from one file.
 """
 
 from __future__ import annotations
@@ -183,28 +184,23 @@ def _scoped(node: ast.AST, shadowed: frozenset[str] = frozenset()):
         yield from _scoped(child, inner)
 
 
-def first_uses(tree: ast.Module, imports: dict[str, tuple[str, str]],
-               defined: dict[str, set[str]]) -> dict[tuple[str, str], ast.expr]:
-    """(module, name) -> the node of its first read in the file (lowest line, then column):
+def name_uses(tree: ast.Module, imports: dict[str, tuple[str, str]],
+              defined: dict[str, set[str]]) -> list[tuple[tuple[str, str], ast.expr]]:
+    """Every read of an imported name, as ((module, name), node), in line and column order:
     a ``Name`` bound by ``from m import name``, or ``binding.name`` for a module binding
     whose module defines ``name``; a function's own variable of the same name is not one."""
-    first: dict[tuple[str, str], ast.expr] = {}
+    out: list[tuple[tuple[str, str], ast.expr]] = []
     for node, shadowed in _scoped(tree):
-        key = None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             module, name = imports.get(node.id, ("", ""))
-            key = (module, name) if name and node.id not in shadowed else None
+            if name and node.id not in shadowed:
+                out.append(((module, name), node))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             module, name = imports.get(node.value.id, ("", "x"))
             if not name and node.attr in defined.get(module, ()) and (
                     node.value.id not in shadowed):
-                key = (module, node.attr)
-        if key is None:
-            continue
-        old = first.get(key)
-        if old is None or (node.lineno, node.col_offset) < (old.lineno, old.col_offset):
-            first[key] = node
-    return first
+                out.append(((module, node.attr), node))
+    return sorted(out, key=lambda use: (use[1].lineno, use[1].col_offset))
 
 
 def _header(stmt: ast.stmt) -> list[ast.AST] | None:
@@ -252,9 +248,10 @@ def _function_lines(tree: ast.Module, lines: list[str]) -> dict[int, list[ast.AS
     return out
 
 
-def file_cases(source: Source, module: str, path: Path,
-               defined: dict[str, set[str]], paths: dict[str, Path]) -> list[CrossCase]:
-    """The cases of one file (see the module docstring), in line order."""
+def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[str]],
+               paths: dict[str, Path], first_use: bool = False) -> list[CrossCase]:
+    """The cases of one file (see the module docstring), in line order; ``first_use``: only
+    the first line that uses each name."""
     parsed = _parse(path)
     if parsed is None:
         return []
@@ -265,9 +262,12 @@ def file_cases(source: Source, module: str, path: Path,
     lines = _lines(text)
     candidates = _function_lines(tree, lines)
     cases = []
-    uses = sorted(first_uses(tree, imports, defined).items(),
-                  key=lambda x: (x[1].lineno, x[1].col_offset))
-    for (defining_module, name), node in uses:
+    seen: set[tuple[str, str]] = set()
+    for key, node in name_uses(tree, imports, defined):
+        if first_use and key in seen:
+            continue
+        seen.add(key)
+        defining_module, name = key
         lineno = node.lineno
         header = candidates.pop(lineno, None)  # one case a line: its first name
         if header is None or not any(n is node for e in header for n in ast.walk(e)):
@@ -299,8 +299,8 @@ def _workspace_path(source: Source, path: Path) -> str:
     return (source.place / path.relative_to(source.folder)).as_posix()
 
 
-def source_cases(source: Source) -> list[CrossCase]:
-    """Every case of a source, in path and line order."""
+def source_cases(source: Source, first_use: bool = False) -> list[CrossCase]:
+    """Every case of a source, in path and line order (see ``file_cases``)."""
     paths = modules(source)
     defined: dict[str, set[str]] = {}
     for module, path in paths.items():
@@ -309,24 +309,35 @@ def source_cases(source: Source) -> list[CrossCase]:
             defined[module] = top_level_names(parsed[1])
     out = []
     for module, path in paths.items():
-        out.extend(file_cases(source, module, path, defined, paths))
+        out.extend(file_cases(source, module, path, defined, paths, first_use))
     return out
 
 
 def select(cases: list[CrossCase], count: int, seed: int, per_file: int) -> list[CrossCase]:
-    """``count`` cases by a seeded shuffle, at most ``per_file`` from one file, in the
-    shuffled order (the same arguments always give the same cases)."""
-    order = sorted(cases, key=lambda c: (c.source, c.path, c.line))
-    random.Random(seed).shuffle(order)
+    """``count`` cases by a seeded shuffle of each source's cases, taken from the sources in
+    turn (a package with a thousand cases does not crowd out one with twenty), at most
+    ``per_file`` from one file. The same cases in any order give the same selection."""
+    rng = random.Random(seed)
+    by_source: dict[str, list[CrossCase]] = {}
+    for case in sorted(cases, key=lambda c: (c.source, c.path, c.line)):
+        by_source.setdefault(case.source, []).append(case)
+    queues = []
+    for name in sorted(by_source):
+        queue = by_source[name]
+        rng.shuffle(queue)
+        queues.append(queue)
     taken: dict[str, int] = {}
-    out = []
-    for case in order:
-        if len(out) >= count:
-            break
-        if taken.get(case.path, 0) >= per_file:
-            continue
-        taken[case.path] = taken.get(case.path, 0) + 1
-        out.append(case)
+    out: list[CrossCase] = []
+    while len(out) < count and any(queues):
+        for queue in queues:
+            while queue:
+                case = queue.pop(0)
+                if taken.get(case.path, 0) < per_file:
+                    taken[case.path] = taken.get(case.path, 0) + 1
+                    out.append(case)
+                    break
+            if len(out) >= count:
+                break
     return out
 
 

@@ -76,8 +76,12 @@ def _package(root: Path, **extra: str) -> Path:
     return pkg
 
 
-def _cases(pkg: Path) -> dict[tuple[str, str], object]:
-    return {(c.path, c.name): c for c in source_cases(resolve_source(str(pkg)))}
+def _cases(pkg: Path, first_use: bool = True) -> dict[tuple[str, str], object]:
+    """The cases by (file, name); the first per name unless ``first_use`` is False."""
+    cases = {}
+    for case in source_cases(resolve_source(str(pkg)), first_use):
+        cases.setdefault((case.path, case.name), case)
+    return cases
 
 
 def test_the_first_line_in_a_function_that_uses_a_sibling_name_is_blanked(tmp_path):
@@ -106,7 +110,7 @@ def test_lines_that_are_not_whole_statements_or_not_from_the_package_are_not_cas
     assert {name for (path, name) in cases if path == "pkg/main.py"} == {"scale", "LIMIT"}
 
 
-def test_absolute_imports_resolve_and_later_uses_are_not_cases(tmp_path):
+def test_absolute_imports_resolve_and_later_uses_count_unless_first_use(tmp_path):
     user = textwrap.dedent('''\
         from pkg.sub.deep import depth
 
@@ -116,14 +120,22 @@ def test_absolute_imports_resolve_and_later_uses_are_not_cases(tmp_path):
             b = depth(a)
             return a + b
         ''')
-    cases = _cases(_package(tmp_path, user=user))
+    pkg = _package(tmp_path, user=user)
+    cases = _cases(pkg)
     assert cases[("pkg/user.py", "depth")].expected == "a = depth(x)"
     assert cases[("pkg/user.py", "depth")].defined_in == "pkg/sub/deep.py"
+    source = resolve_source(str(pkg))
+    every = [c.expected for c in source_cases(source) if c.path == "pkg/user.py"]
+    first = [c.expected for c in source_cases(source, True) if c.path == "pkg/user.py"]
+    assert every == ["a = depth(x)", "b = depth(a)"] and first == ["a = depth(x)"]
 
 
 def test_a_name_used_first_at_module_level_gives_no_case(tmp_path):
-    top = "from .helpers import scale\n\nDOUBLE = scale(1, 2)\n\n\ndef f(x):\n    return scale(x, 2)\n"
-    assert not [k for k in _cases(_package(tmp_path, top=top)) if k[0] == "pkg/top.py"]
+    top = ("from .helpers import scale\n\nDOUBLE = scale(1, 2)\n\n\n"
+           "def f(x):\n    return scale(x, 2)\n")
+    pkg = _package(tmp_path, top=top)
+    assert not [k for k in _cases(pkg) if k[0] == "pkg/top.py"]
+    assert [k for k in _cases(pkg, first_use=False) if k[0] == "pkg/top.py"]
 
 
 def test_line_numbers_follow_python_not_form_feeds(tmp_path):
@@ -163,7 +175,7 @@ def test_an_installed_package_resolves_to_its_dotted_place():
 def test_selection_is_seeded_and_caps_cases_per_file(tmp_path):
     files = {f"m{i}": "from .helpers import scale, Box\nfrom . import helpers\n\n\ndef f(x):\n"
              "    a = scale(x, 1)\n    b = Box(a)\n    return helpers.LIMIT\n" for i in range(8)}
-    pool = source_cases(resolve_source(str(_package(tmp_path, **files))))
+    pool = source_cases(resolve_source(str(_package(tmp_path, **files))), first_use=True)
     assert len(pool) == 8 * 3 + 2
     first = select(pool, 10, seed=1, per_file=2)
     assert first == select(list(reversed(pool)), 10, seed=1, per_file=2)
@@ -173,6 +185,17 @@ def test_selection_is_seeded_and_caps_cases_per_file(tmp_path):
         per_file[case.path] = per_file.get(case.path, 0) + 1
     assert max(per_file.values()) == 2
     assert select(pool, 10, seed=2, per_file=2) != first
+
+
+def test_selection_takes_the_sources_in_turn(tmp_path):
+    big = {f"m{i}": "from .helpers import scale\n\n\ndef f(x):\n" + "".join(
+        f"    a{j} = scale(x, {j})\n" for j in range(5)) for i in range(10)}
+    pool = source_cases(resolve_source(str(_package(tmp_path / "a", **big))))
+    pool += source_cases(resolve_source(str(_package(tmp_path / "b"))))
+    sources = [c.source.rsplit("/", 2)[-2] for c in select(pool, 6, seed=0, per_file=5)]
+    # the small package's 3 cases (main.py) are all taken, one in turn with the big one's 50
+    assert sum(c.source.endswith("b/pkg") for c in pool) == 3
+    assert sources == ["a", "b"] * 3
 
 
 def test_runs_switch_the_context_sources():
@@ -206,3 +229,6 @@ def test_a_local_variable_named_like_an_import_is_not_a_use(tmp_path):
     cases = {k: c for k, c in _cases(_package(tmp_path, shadow=shadow)).items()
              if k[0] == "pkg/shadow.py"}
     assert [c.expected for c in cases.values()] == ["return helpers.LIMIT + x"]
+    every = [c.expected for c in source_cases(resolve_source(str(tmp_path / "pkg")))
+             if c.path == "pkg/shadow.py"]
+    assert every == ["return helpers.LIMIT + x"]
