@@ -210,26 +210,34 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     plans = {name: run_options(name, base) for name in runs}
     print(f"bench --crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"
           f" runs: {', '.join(runs)}", flush=True)
-    answers: dict[str, list[Answer]] = {}
-    for name, options in plans.items():
-        answers[name] = []
-        for i, case in enumerate(cases):
+    answers: dict[str, list[Answer]] = {name: [] for name in plans}
+    args.out.mkdir(parents=True, exist_ok=True)
+    # Case by case, every run on each: a run stopped early still compares like with like,
+    # and the JSON written after each case holds what is done.
+    for i, case in enumerate(cases):
+        for name, options in plans.items():
             answer = await ask(case, sources[case.source], tabs[i], options,
                                args.open_pause_ms, i, args.server_log)
             answers[name].append(answer)
-            print(f"  {name} {i + 1}/{len(cases)} {case.path}:{case.line + 1}"
+            print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
+        _write(args.out / "crossfile.json", names, args.seed, cases[: i + 1], tabs, answers)
     summaries = {name: summarize(a) for name, a in answers.items()}
     print()
     print(table(summaries))
-    args.out.mkdir(parents=True, exist_ok=True)
     png = args.out / "crossfile.png"
     if plot(summaries, png):
         print(f"plot: {png}")
-    raw = {"sources": names, "seed": args.seed, "summaries": summaries,
+    print(f"raw numbers: {args.out / 'crossfile.json'}")
+    return summaries
+
+
+def _write(path: Path, sources: list[str], seed: int, cases: list[CrossCase],
+           tabs: list[list[str]], answers: dict[str, list[Answer]]) -> None:
+    """The cases done so far, their answers and the summaries, as JSON."""
+    raw = {"sources": sources, "seed": seed,
+           "summaries": {name: summarize(run) for name, run in answers.items()},
            "cases": [{k: v for k, v in asdict(c).items() if k != "text"} | {"tabs": t}
                      for c, t in zip(cases, tabs)],
            "answers": {name: [asdict(a) for a in run] for name, run in answers.items()}}
-    (args.out / "crossfile.json").write_text(json.dumps(raw, indent=1))
-    print(f"raw numbers: {args.out / 'crossfile.json'}")
-    return summaries
+    path.write_text(json.dumps(raw, indent=1))

@@ -55,6 +55,14 @@ LINE_CHARS = (16, 160)
 """A drawn line's length without indentation."""
 
 COMMENT_STARTS = ("#", "//", "/*", "*", '"', "'")
+"""A line starting so is a comment or a string: not drawn."""
+
+BLOCKS = {"python": (('"""', '"""'), ("'''", "'''")), "javascript": (("/*", "*/"),),
+          "c": (("/*", "*/"),)}
+"""Per language, the delimiters of comments and strings that span lines."""
+
+LINE_COMMENT = {"python": "#", "javascript": "//", "c": "//"}
+"""Per language, what starts a comment to the end of the line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +111,40 @@ def _boundaries(line: str, start: int) -> list[int]:
             or not (line[i].isalnum() or line[i] == "_")]
 
 
+def code_lines(lines: list[str], language: str) -> list[int]:
+    """The lines that begin outside a comment or string spanning lines and are not comment
+    lines themselves (a delimiter inside a one-line string may fool it: rare, harmless)."""
+    out = []
+    closing = None
+    for i, line in enumerate(lines):
+        inside = closing is not None
+        pos = 0
+        while True:
+            if closing is not None:
+                end = line.find(closing, pos)
+                if end < 0:
+                    break
+                pos, closing = end + len(closing), None
+                continue
+            found = [(line.find(a, pos), a, b) for a, b in BLOCKS.get(language, ())]
+            found = [f for f in found if f[0] >= 0]
+            if not found:
+                break
+            at, opening, closing = min(found)
+            pos = at + len(opening)
+        if not inside and not line.strip().startswith(COMMENT_STARTS):
+            out.append(i)
+    return out
+
+
+def _code_end(line: str, language: str) -> int:
+    """Where the line's code ends: before a comment that closes the line."""
+    ends = [line.find(m) for m in (LINE_COMMENT.get(language, ""),
+                                   *(a for a, _ in BLOCKS.get(language, ()))) if m]
+    ends = [e for e in ends if e > 0]
+    return min(ends, default=len(line))
+
+
 def cut_span(path: Path, language: str, rng: random.Random) -> Span | None:
     """A span of one drawn line of ``path`` (None when the file has no usable line)."""
     try:
@@ -112,19 +154,19 @@ def cut_span(path: Path, language: str, rng: random.Random) -> Span | None:
     except (OSError, UnicodeDecodeError):
         return None
     lines = text.split("\n")
-    candidates = [i for i, line in enumerate(lines)
-                  if LINE_CHARS[0] <= len(line.strip()) <= LINE_CHARS[1]
-                  and not line.strip().startswith(COMMENT_STARTS)]
+    candidates = [i for i in code_lines(lines, language)
+                  if LINE_CHARS[0] <= len(lines[i].strip()) <= LINE_CHARS[1]]
     if not candidates:
         return None
     i = rng.choice(candidates)
     line = lines[i]
     indent = len(line) - len(line.lstrip())
-    starts = [b for b in _boundaries(line, indent + 1) if b <= len(line) - 4]
+    code_end = _code_end(line, language)
+    starts = [b for b in _boundaries(line, indent + 1) if b <= code_end - 4]
     if not starts:
         return None
     start = rng.choice(starts)
-    ends = [b for b in _boundaries(line, start + 3) if line[start:b].strip()]
+    ends = [b for b in _boundaries(line, start + 3) if line[start:b].strip() and b <= code_end]
     if not ends:
         return None
     end = rng.choice(ends)

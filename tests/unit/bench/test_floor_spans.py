@@ -32,6 +32,28 @@ def test_a_span_is_cut_from_one_line_between_word_boundaries(tmp_path):
         assert not (_word(span.expected[-1]) and _word(after[0]))
 
 
+def test_comments_and_docstrings_are_not_drawn(tmp_path):
+    c_code = "".join(f"/* a comment that runs\n   over lines {i} and on */\n"
+                     f"int value{i} = compute(input, {i}); /* trailing words here */\n"
+                     for i in range(80))
+    path = tmp_path / "v.c"
+    path.write_text(c_code)
+    py_code = "".join(f'def f{i}(x):\n    """A docstring line\n    that goes on and on.\n    """\n'
+                      f"    return compute(x, {i})  # trailing words here\n" for i in range(80))
+    py_path = tmp_path / "v.py"
+    py_path.write_text(py_code)
+    for seed in range(30):
+        c_span = cut_span(path, "c", random.Random(seed))
+        py_span = cut_span(py_path, "python", random.Random(seed))
+        for span, marker in ((c_span, "/*"), (py_span, "#")):
+            line_start = span.text.rfind("\n", 0, span.offset) + 1
+            line_end = span.text.find("\n", span.offset)
+            line = (span.text[line_start : span.offset] + span.expected
+                    + span.text[span.offset : line_end])
+            assert line.lstrip().startswith(("int ", "return ")), line
+            assert marker not in span.expected and "words" not in span.expected
+
+
 def test_files_too_small_or_not_text_give_no_span(tmp_path):
     small = tmp_path / "small.py"
     small.write_text("x = 1\n")
