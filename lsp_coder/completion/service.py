@@ -214,7 +214,8 @@ class CompletionService:
         Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
         (its kind; for a serving engine its URL, health, requests and the cached-prompt
         fraction it reports) and, with a local model, ``kv_used_bytes``, ``kv_budget_bytes``,
-        ``kv_evicted_blocks``, ``idle_used_tokens`` (see ``engine.MemoryStats``).
+        ``kv_evicted_blocks``, ``idle_used_tokens`` (see ``engine.MemoryStats``); with a
+        workspace being indexed, ``workspace_index`` (``related.workspace.IndexStats``).
         """
         engine = self.engine
         out: dict[str, Any] = {"model_loaded": self.backend is not None, "error": self.error}
@@ -223,6 +224,9 @@ class CompletionService:
         remote = self.remote
         out["backend"] = (remote.describe() if remote is not None
                           else {"kind": self.config.backend.kind})
+        index = self.related.index
+        if index is not None:
+            out["workspace_index"] = asdict(index.stats())
         return out
 
     # -- completion -----------------------------------------------------------------------------

@@ -3,7 +3,9 @@ and a hostile workspace costs no message, no crash and no hang."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -86,6 +88,14 @@ async def test_a_hostile_workspace_gets_no_message_and_completions_go_on(tmp_pat
                 "from huge import big\n\nok(shared(f(big(")
         tokens = await _prompt_tokens(client, (root / "main.py").as_uri(), text)
         assert tokens > 0
+        # The index is built (by the parsing subprocess) and the server still answers.
+        deadline = time.monotonic() + 300
+        while not (index := (await server_stats(client))["totals"]["workspace_index"])["ready"]:
+            assert time.monotonic() < deadline, index
+            await asyncio.sleep(0.2)
+        assert 4990 <= index["files"] <= 5000, index  # binary, huge: read, then left out
+        assert (await inline(client, (root / "main.py").as_uri(), end_position(text))).items \
+            is not None
         shown = [m for m in client.messages if m.type in (types.MessageType.Error,
                                                           types.MessageType.Warning)]
         assert not shown, shown
