@@ -147,6 +147,10 @@ class WorkspaceIndex:
             out += [(path, t, file_tags) for t in file_tags if t.name == name]
         return out
 
+    def holds(self, name: str) -> bool:
+        """Whether some indexed file defines ``name`` (a dict lookup: cheap per keystroke)."""
+        return name in self._names
+
     def stats(self) -> IndexStats:
         with self._lock:
             return IndexStats(len(self._files), sum(len(t) for t in self._files.values()),
