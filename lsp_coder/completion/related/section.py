@@ -17,7 +17,8 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from ...config import Config
-from ..context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES
+from ...shared_types import WINDOW_QUANTUM_LINES
+from ..context import CHARS_PER_TOKEN
 from . import tags
 from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
 from .similar import CHUNK_LINES, IGNORED, SimilarChunks
