@@ -1,10 +1,19 @@
-"""The backend ``[backend] kind`` names (the local engine is built by the completion layer)."""
+"""Opens the backend ``[backend] kind`` names: the in-process engine or a serving engine."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from ..config import Config
+from ..engine.engine import Engine
+from ..engine.llama import ModelLoadError
+from ..model_files import ModelUnavailable, Progress, resolve_model_paths
+from .base import Backend
+from .fim_text import TemplateError
 from .health import Notify
 from .llama_server import LlamaServerBackend
+from .local import LocalBackend
 from .ollama import OllamaBackend
 from .openai_compat import OpenAIBackend
 from .remote import RemoteBackend
@@ -18,6 +27,43 @@ REMOTE_KINDS: dict[str, type[RemoteBackend]] = {
 
 class BackendConfigError(ValueError):
     """``[backend]`` cannot be used as written; the message names the key to fix."""
+
+
+class BackendUnavailable(Exception):
+    """No backend could be opened from the config; the message says why and what to fix."""
+
+
+def open_backend(config: Config, settings: Callable[[], Config],
+                 progress: Progress | None = None, notify: Notify | None = None) -> Backend:
+    """The backend for ``config`` (raises BackendUnavailable).
+
+    ``settings`` gives the current settings later on (the completion service owns them).
+    ``progress`` hears about model files being assembled; ``notify`` gets a serving engine's
+    one-per-outage messages. A draft model that cannot be used only costs the draft (a
+    warning in the engine's ``warnings``).
+    """
+    if config.backend.kind != "local":
+        try:
+            return remote_backend(config, notify)
+        except (BackendConfigError, TemplateError, OSError, ValueError) as exc:
+            raise BackendUnavailable(str(exc)) from exc
+    try:
+        try:
+            target, draft = resolve_model_paths(config, progress)
+            draft_problem = None
+        except ModelUnavailable as exc:  # perhaps only the draft: retry without it
+            target, draft = resolve_model_paths(replace(config, model=replace(
+                config.model, draft_path="none")), progress)
+            draft_problem = f"draft model not used ({exc}); completing without a draft model"
+        engine = Engine(target, draft, config)
+    except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
+        message = str(exc)
+        if "config" not in message:
+            message += " (fix [model] path in the config)"
+        raise BackendUnavailable(message) from exc
+    if draft_problem:
+        engine.warnings.append(draft_problem)
+    return LocalBackend(engine, settings)
 
 
 def remote_backend(config: Config, notify: Notify | None = None) -> RemoteBackend:

@@ -17,8 +17,7 @@ import json
 import time
 
 from ..config import Config
-from ..engine.prefill import PrefillResult
-from .base import FimQuery, PromptPart
+from ..shared_types import FimQuery, PrefillResult, PromptPart
 from .fim_text import build, resolve
 from .health import Notify
 from .remote import Event, RemoteBackend, take_usage

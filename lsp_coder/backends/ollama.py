@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from ..config import Config
-from .base import FimQuery
+from ..shared_types import FimQuery
 from .fim_text import build, resolve
 from .health import Notify
 from .remote import Event, RemoteBackend

@@ -14,9 +14,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..config import Config
-from ..engine.generator import RequestStats
-from ..engine.prefill import PrefillResult
-from .base import BackendResult, FimQuery, PromptPart
+from ..shared_types import (
+    BackendResult,
+    FimQuery,
+    PrefillResult,
+    PromptPart,
+    RequestStats,
+    StopReason,
+)
 from .health import Health, Notify
 from .token_counts import TokenCounter, vocab_counter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
@@ -48,6 +53,7 @@ class RemoteBackend:
 
     kind = "remote"
     can_prefill = False
+    shared = True
     stream_path = ""
     probe_path = ""
     tokenize_path = ""  # empty: the engine has no tokenize endpoint
@@ -94,10 +100,10 @@ class RemoteBackend:
 
     def complete(self, query: FimQuery) -> BackendResult:
         if not self.health.available():
-            return BackendResult("", "backend_down")
+            return BackendResult("", StopReason.BACKEND_DOWN)
         start = time.perf_counter()
         first_ms: float | None = None
-        text, reason = "", "max_tokens"
+        text, reason = "", StopReason.MAX_TOKENS
         final = Event()
         with self._lock:
             self.totals["completions"] += 1
@@ -111,22 +117,22 @@ class RemoteBackend:
                     text += event.text
                     cut = query.stop(text) if query.stop is not None else None
                     if cut is not None:
-                        text, reason = text[:cut], "stop_rule"
+                        text, reason = text[:cut], StopReason.STOP_RULE
                         break  # closes the response: the engine stops generating
                     if query.on_text is not None:
                         query.on_text(text)
                 if event.done:
-                    reason = "eog"
+                    reason = StopReason.EOG
                     break
         except Cancelled:
             with self._lock:
                 self.totals["cancelled"] += 1
-            return BackendResult(text, "cancelled")
+            return BackendResult(text, StopReason.CANCELLED)
         except TransportError as exc:
             with self._lock:
                 self.totals["errors"] += 1
             self.health.failed(exc)
-            return BackendResult("", "backend_error")
+            return BackendResult("", StopReason.BACKEND_ERROR)
         self.health.succeeded()
         elapsed = (time.perf_counter() - start) * 1000
         return BackendResult(text, reason, self._stats(final, first_ms, elapsed),
@@ -163,6 +169,18 @@ class RemoteBackend:
                                        if reported else None),
             **totals,
         }
+
+    def status(self) -> dict:
+        return self.describe()
+
+    def memory(self) -> dict:
+        return {}
+
+    def ubatches_done(self) -> int:
+        return 0
+
+    def forget(self, uri: str) -> None:
+        """Nothing is kept per document here: the engine keeps its own cache."""
 
     def close(self) -> None:
         self.health.close()

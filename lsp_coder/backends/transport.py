@@ -13,7 +13,6 @@ import asyncio
 import queue
 import ssl
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -198,7 +197,3 @@ def _classify(exc: httpx.HTTPError) -> TransportError:
         return TransportError("refused", "cannot connect" if isinstance(exc, httpx.ConnectError)
                               else "the connection broke")
     return TransportError("protocol", type(exc).__name__)
-
-
-def monotonic_ms() -> float:
-    return time.perf_counter() * 1000

@@ -18,12 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..completion.context import WINDOW_QUANTUM_LINES, split_document
-from ..completion.fim import build_prompt
-from ..completion.local_backend import COLD_WINDOW_STEP_LINES, cold_budgets
+from ..backends.local import COLD_WINDOW_STEP_LINES, cold_budgets
+from ..backends.local_prompt import build_prompt
+from ..completion.context import split_document
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.generator import GenerateRequest
+from ..shared_types import WINDOW_QUANTUM_LINES
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ def measure(config: Config, files: list[Path], per_file: int) -> dict[str, dict[
     error = service.load()
     if error:
         raise RuntimeError(error)
-    engine = service.engine
+    engine = service.backend.engine
     template = engine.template
     cc = config.completion
     results: dict[str, dict[str, float]] = {}

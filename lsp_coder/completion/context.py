@@ -1,45 +1,17 @@
-"""What the model sees: windows of the document around the cursor, and other files' chunks."""
+"""What the model sees of the open document: windows around the cursor."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
 
 CHARS_PER_TOKEN = 3
 """A conservative estimate for code; the exact count is enforced after tokenizing."""
-
-WINDOW_QUANTUM_LINES = 16
-"""Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
 
 LINE_QUANTUM_CHARS = 1024
 """Within a cursor line too long for the budget, the window's edge moves in steps of this many
 characters."""
 
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
-
-
-@dataclass(frozen=True, slots=True)
-class PromptParts:
-    """The pieces of a FIM prompt, in document order.
-
-    ``above`` ends where ``recent`` starts; ``recent`` is the lines just above the cursor line
-    that go after the middle token with it (see ``split_document``); ``line_prefix`` is the
-    cursor line's text before the cursor; ``suffix`` is the rest of the cursor line and the
-    lines below.
-    """
-
-    extra: tuple[tuple[str, str], ...]
-    above: str
-    line_prefix: str
-    suffix: str
-    recent: str = ""
-    repo: str = ""
-    """The workspace folder's name (the repository line of the model's format)."""
-    path: str = ""
-    """The open file's path, written before it when ``extra`` is not empty."""
-
-    @property
-    def prefix(self) -> str:
-        return self.above + self.recent + self.line_prefix
 
 
 def split_document(text: str, offset: int, *, prefix_tokens: int,

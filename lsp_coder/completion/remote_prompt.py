@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from .context import CHARS_PER_TOKEN
 
 Count = Callable[[str], int]
 

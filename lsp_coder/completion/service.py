@@ -1,9 +1,10 @@
-"""What to complete: cache, context, prompt, engine call, postprocessing. No pygls here.
+"""What to complete: cache, context, prompt, backend call, postprocessing. No pygls here.
 
 Threads: ``load``, ``close`` and ``complete`` run on the one inference worker thread (they use
-the engine). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on the event loop and
-touch the engine not at all (``reconfigure``) or only to read counters (``snapshot``): new
-engine settings are taken by the worker at the start of its next request.
+the backend). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on the event loop and
+touch the backend not at all (``reconfigure``) or only to read counters (``snapshot``): new
+settings are taken by the worker at the start of its next request. The backend's lifecycle
+(opening, swapping, the user-facing load errors) is ``lifecycle.BackendLifecycle``.
 """
 
 from __future__ import annotations
@@ -13,19 +14,13 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from ..backends.base import Backend, FimQuery
-from ..backends.factory import BackendConfigError, remote_backend
-from ..backends.fim_text import TemplateError
+from ..backends.base import Backend
 from ..backends.health import Notify
-from ..backends.remote import RemoteBackend
 from ..config import Config
-from ..engine.engine import Engine
-from ..engine.generator import RequestStats
-from ..engine.llama import ModelLoadError
-from ..engine.prefill import PrefillResult
-from ..model_files import ModelUnavailable, Progress, resolve_model_paths
-from .context import PromptParts, split_document, wants_multiline
-from .local_backend import LocalBackend
+from ..model_files import Progress
+from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
+from .context import split_document, wants_multiline
+from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .related import RelatedContext
@@ -37,7 +32,7 @@ __all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion
 
 log = logging.getLogger(__name__)
 
-NOT_STORED = ("cancelled", "backend_error", "backend_down")
+NOT_STORED = (StopReason.CANCELLED, StopReason.BACKEND_ERROR, StopReason.BACKEND_DOWN)
 """Stop reasons whose text does not go into the suggestion cache."""
 
 FILTER_WINDOW_CHARS = 16_384
@@ -46,115 +41,92 @@ FILTER_WINDOW_CHARS = 16_384
 
 @dataclass(frozen=True, slots=True)
 class CompletionRequest:
-    """A completion at ``offset`` (a str index) of ``text``.
-
-    ``budget_ms`` bounds how long the caller waits: when it runs out the complete lines so far
-    (or the partial first line) are answered and generation goes on into the suggestion cache.
-    """
+    """A completion at ``offset`` (a str index) of ``text``."""
 
     uri: str
+    """The document."""
     text: str
+    """The document's whole text."""
     offset: int
+    """The cursor, a str index into ``text``."""
     path: str = ""
+    """The document's file path (named in other files' context); the URI when empty."""
     language_id: str = ""
+    """The editor's language id."""
     budget_ms: float | None = None
+    """How long the caller waits: when it runs out the complete lines so far (or the partial
+    first line) are answered and generation goes on into the suggestion cache."""
 
 
 @dataclass(slots=True)
 class Suggestion:
-    """What to show; ``stats`` says what the engine did for it (None when it did nothing)."""
+    """What to show, and what it took."""
 
     text: str
+    """The suggestion (empty: nothing to show)."""
     cached: bool = False
+    """Answered from the suggestion cache."""
     stats: RequestStats | None = None
+    """What the backend did for it (None when it did nothing)."""
     latency_ms: float = 0.0
+    """From the start of the work to the answer."""
     stop_reason: str = ""
+    """Why it ended (a ``StopReason`` value; empty for a cache answer)."""
     extra: dict = field(default_factory=dict)
+    """Flags for the scheduler: ``answered_early`` (a time-boxed answer was sent)."""
 
 
 class CompletionService:
-    """Turns documents and cursors into suggestions using one engine.
+    """Turns documents and cursors into suggestions using one backend.
 
     It owns the settings: ``config`` is replaced only by ``reconfigure``.
     """
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.backend: Backend | None = None
-        self.error: str | None = None
+        self.lifecycle = BackendLifecycle(lambda: self.config)
+        """The backend and its last load error."""
         self.suggestions = SuggestionCache()
         self.related = RelatedContext()
         """Other files' code for the prompt: open documents, the workspace, definitions."""
-        self.notify: Notify | None = None
-        """Where a remote backend's one-per-outage messages go (the server sets it)."""
         self._cold: set[str] = set()
         """Documents whose last request was answered from the short prompt for a cold cache
         (idle work then fills their full prompt)."""
 
     @property
-    def engine(self) -> Engine | None:
-        """The in-process engine when ``[backend] kind = "local"`` and it loaded."""
-        return self.backend.engine if isinstance(self.backend, LocalBackend) else None
+    def backend(self) -> Backend | None:
+        """The backend serving completions (None until a load succeeded)."""
+        return self.lifecycle.backend
 
     @property
-    def remote(self) -> RemoteBackend | None:
-        """The serving engine's HTTP backend when one is configured."""
-        return self.backend if isinstance(self.backend, RemoteBackend) else None
+    def error(self) -> str | None:
+        """The last load's error message for the user (None after a load succeeded)."""
+        return self.lifecycle.error
 
-    # -- model lifecycle (worker thread) --------------------------------------------------------
+    @property
+    def notify(self) -> Notify | None:
+        return self.lifecycle.notify
+
+    @notify.setter
+    def notify(self, notify: Notify | None) -> None:
+        """Where a serving engine's one-per-outage messages go (the server sets it)."""
+        self.lifecycle.notify = notify
+
+    @property
+    def shared_engine(self) -> bool:
+        """Whether completions come from a serving engine other editors share."""
+        backend = self.backend
+        return backend is not None and backend.shared
+
+    # -- backend lifecycle (worker thread) ------------------------------------------------------
 
     def load(self, progress: Progress | None = None) -> str | None:
-        """Load the engine from the config; returns an error message on failure.
-
-        Transactional: the new engine is loaded before the old one is closed, and on failure
-        the old one (if any) keeps serving. A draft model that cannot be used only costs the
-        draft (a warning in ``engine.warnings``).
-        """
-        if self.config.backend.kind != "local":
-            self.close()
-            return self._connect()
-        try:
-            try:
-                target, draft = resolve_model_paths(self.config, progress)
-                draft_problem = None
-            except ModelUnavailable as exc:  # perhaps only the draft: retry without it
-                target, draft = resolve_model_paths(replace(self.config, model=replace(
-                    self.config.model, draft_path="none")), progress)
-                draft_problem = (f"draft model not used ({exc}); completing without a draft"
-                                 " model")
-            engine = Engine(target, draft, self.config)
-        except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
-            if "config" not in str(exc):
-                exc = f"{exc} (fix [model] path in the config)"
-            if self.backend is None:
-                self.error = f"lsp-coder: no model loaded: {exc}"
-            else:
-                self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
-                              " with the previous one")
-            log.error(self.error)
-            return self.error
-        if draft_problem:
-            engine.warnings.append(draft_problem)
-        old = self.backend
-        self.backend, self.error = LocalBackend(engine, lambda: self.config), None
-        if old is not None:
-            old.close()
-        return None
-
-    def _connect(self) -> str | None:
-        """Use the configured serving engine: no local model is loaded or assembled."""
-        try:
-            self.backend = remote_backend(self.config, self.notify)
-            self.error = None
-        except (BackendConfigError, TemplateError, OSError, ValueError) as exc:
-            self.error = f"lsp-coder: no backend: {exc}"
-            log.error(self.error)
-        return self.error
+        """Open the backend from the config; returns an error message on failure (see
+        ``BackendLifecycle.load``)."""
+        return self.lifecycle.load(progress)
 
     def close(self) -> None:
-        if self.backend is not None:
-            self.backend.close()
-            self.backend = None
+        self.lifecycle.close()
 
     @property
     def loaded(self) -> bool:
@@ -162,8 +134,8 @@ class CompletionService:
         return self.backend is not None
 
     def describe(self) -> dict[str, Any]:
-        """The loaded model's figures and warnings (``Engine.describe``); {} without one."""
-        return self.backend.describe() if self.backend is not None else {}
+        """The backend's figures and warnings (``Backend.describe``); {} without one."""
+        return self.lifecycle.describe()
 
     # -- settings and documents (event loop) ----------------------------------------------------
 
@@ -186,7 +158,7 @@ class CompletionService:
         self.related.closed(uri)
         self._cold.discard(uri)
         backend = self.backend
-        if isinstance(backend, LocalBackend):
+        if backend is not None:
             backend.forget(uri)
 
     # -- other files (event loop): one call per LSP event, recorded by the related context ---
@@ -209,20 +181,13 @@ class CompletionService:
         self.related.files_changed(paths)
 
     def snapshot(self) -> dict[str, Any]:
-        """Whether a model is loaded, the load error, the backend, and the KV cache's use.
-
-        Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
-        (its kind; for a serving engine its URL, health, requests and the cached-prompt
-        fraction it reports) and, with a local model, ``kv_used_bytes``, ``kv_budget_bytes``,
-        ``kv_evicted_blocks``, ``idle_used_tokens`` (see ``engine.MemoryStats``).
-        """
-        engine = self.engine
-        out: dict[str, Any] = {"model_loaded": self.backend is not None, "error": self.error}
-        if engine is not None:
-            out.update(asdict(engine.memory_stats()))
-        remote = self.remote
-        out["backend"] = (remote.describe() if remote is not None
-                          else {"kind": self.config.backend.kind})
+        """Whether a backend is ready, the load error, the backend and its cache memory (see
+        ``BackendLifecycle.snapshot``), and with a workspace being indexed ``workspace_index``
+        (``related.workspace.IndexStats``)."""
+        out = self.lifecycle.snapshot()
+        index = self.related.index
+        if index is not None:
+            out["workspace_index"] = asdict(index.stats())
         return out
 
     # -- completion -----------------------------------------------------------------------------
@@ -260,23 +225,24 @@ class CompletionService:
         start = time.perf_counter()
         backend = self.backend
         if backend is None:
-            return Suggestion("", stop_reason="no_model")
+            return Suggestion("", stop_reason=StopReason.NO_MODEL)
         cc = self.config.completion
-        query = self._query(backend, req, preview=idle)
-        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix)
-        multiline = wants_multiline(parts)
+        parts, budgets = self._parts(backend, req, preview=idle)
+        multiline = wants_multiline(replace(parts, recent=""))
         prefix, suffix = _filter_window(req.text, req.offset)
         ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
         early = _EarlyAnswer(answer_early, req.budget_ms, start, ctx)
-        query.stop = _line_limit(cc.max_lines) if multiline else _first_line
-        query.budget_ms = req.budget_ms
-        query.cancelled = cancelled
-        query.on_text = early.on_text if answer_early is not None else None
-        query.hint = hint
-        query.corpus = self.suggestions.latest(req.uri)
-        query.idle = idle
+        query = self._query(
+            req, parts, budgets,
+            stop=_line_limit(cc.max_lines) if multiline else _first_line,
+            budget_ms=req.budget_ms,
+            cancelled=cancelled,
+            on_text=early.on_text if answer_early is not None else None,
+            hint=hint,
+            corpus=self.suggestions.latest(req.uri),
+            idle=idle)
         result = backend.complete(query)
-        if not idle and result.stats is not None and result.stop_reason != "cancelled":
+        if not idle and result.stats is not None and result.stop_reason != StopReason.CANCELLED:
             if result.stats.short_prompt:
                 self._cold.add(req.uri)
             else:
@@ -290,10 +256,11 @@ class CompletionService:
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra={"answered_early": early.sent})
 
-    def _query(self, backend: Backend, req: CompletionRequest,
-               preview: bool = False) -> FimQuery:
-        """The text pieces for ``req`` within the token budgets; ``preview`` builds them
-        without recording the visit in the other-files context."""
+    def _parts(self, backend: Backend, req: CompletionRequest,
+               preview: bool = False) -> tuple[PromptParts, tuple[int, int, int]]:
+        """The text pieces for ``req`` within the token budgets, and those (prefix, suffix,
+        extra) budgets; ``preview`` builds them without recording the visit in the
+        other-files context."""
         cc = self.config.completion
         prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
             cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
@@ -301,17 +268,24 @@ class CompletionService:
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
         section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
                                        self.config, record=not preview)
-        parts = PromptParts(section.entries, parts.above, parts.line_prefix, parts.suffix,
-                            parts.recent, section.repo, section.path)
+        parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)
         if backend.kind != "local":  # the local engine holds its token prompt to the budgets
             parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
                               suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
+        return parts, (prefix_tokens, suffix_tokens, extra_tokens)
+
+    def _query(self, req: CompletionRequest, parts: PromptParts,
+               budgets: tuple[int, int, int], **how: Any) -> FimQuery:
+        """The one query for ``parts``: the settings' sampling, and ``how`` (the request's
+        stop rule, callbacks and drafts; see ``FimQuery``)."""
+        cc = self.config.completion
+        prefix_tokens, suffix_tokens, extra_tokens = budgets
         return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
                         suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
                         repo=parts.repo, path=parts.path,
                         prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
-                        extra_tokens=extra_tokens,
-                        max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed)
+                        extra_tokens=extra_tokens, max_tokens=cc.max_tokens,
+                        temperature=cc.temperature, seed=cc.seed, **how)
 
     # -- idle work ------------------------------------------------------------------------------
 
@@ -359,9 +333,8 @@ class CompletionService:
             return None
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
-        query = self._query(backend, req, preview=True)
-        query.cancelled = cancelled
-        query.stop_between_chunks = stop
+        parts, budgets = self._parts(backend, req, preview=True)
+        query = self._query(req, parts, budgets, cancelled=cancelled, stop_between_chunks=stop)
         part = {"window": "shared", "full": "full"}.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)
 
@@ -380,8 +353,8 @@ class CompletionService:
 
     def ubatches_done(self) -> int:
         """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""
-        engine = self.engine
-        return 0 if engine is None else engine.ubatches_done
+        backend = self.backend
+        return 0 if backend is None else backend.ubatches_done()
 
 
 class _EarlyAnswer:
@@ -409,7 +382,7 @@ class _EarlyAnswer:
             return
         self.sent = True
         self.send(Suggestion(answer, latency_ms=(time.perf_counter() - self.start) * 1000,
-                             stop_reason="time_box"))
+                             stop_reason=StopReason.TIME_BOX))
 
 
 def _first_line(text: str) -> int | None:

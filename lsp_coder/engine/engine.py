@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Callable
 
 from ..config import Config
+from ..shared_types import PrefillResult, StopReason
 from .costs import BatchCosts
 from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
 from .llama import Context, ContextParams, Model, ModelLoadError, ModelParams, build_has_amx
-from .prefill import PrefillResult, prefill
+from .prefill import prefill
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
@@ -140,7 +141,7 @@ class Engine:
         finally:
             if self.draft is not None:
                 self.draft.ctx.cancel_check = None
-        if result.stop_reason != "cancelled":
+        if result.stop_reason != StopReason.CANCELLED:
             self.costs.observe_prefill(result.stats.evaluated_tokens, result.stats.prefill_ms)
         return result
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, Sequence
 
 import numpy as np
 
+from ..shared_types import RequestStats, StopReason, StopRule
 from .costs import BatchCosts, DrafterRecord
 from .greedy_memory import GreedyMemory
 from .llama import Context, DecodeAborted, Model
@@ -18,10 +18,6 @@ from .sampling import pick, verify
 from .speculative import Draft, Drafter
 
 log = logging.getLogger(__name__)
-
-StopRule = Callable[[str], int | None]
-"""Given the text generated so far, the length to cut it to and stop, or None to go on."""
-
 
 @dataclass(slots=True)
 class GenerateRequest:
@@ -52,39 +48,11 @@ class GenerateRequest:
 
 
 @dataclass(slots=True)
-class RequestStats:
-    prompt_tokens: int = 0
-    reused_tokens: int = 0
-    shifted_tokens: int = 0
-    evaluated_tokens: int = 0
-    generated_tokens: int = 0
-    prefill_ms: float = 0.0
-    decode_ms: float = 0.0
-    decode_steps: int = 0
-    draft_proposed: dict[str, int] = field(default_factory=dict)
-    draft_accepted: dict[str, int] = field(default_factory=dict)
-    near_ties: int = 0
-    known_tokens: int = 0
-    """Generated tokens taken from the greedy memory (verified without a decode)."""
-    short_prompt: bool = False
-    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
-
-
-@dataclass(slots=True)
 class GenerateResult:
     text: str
     tokens: list[int]
-    stop_reason: str
+    stop_reason: StopReason
     stats: RequestStats
-
-
-class Stop(Enum):
-    """Why a request ended (``GenerateResult.stop_reason`` holds the value)."""
-
-    EOG = "eog"
-    MAX_TOKENS = "max_tokens"
-    STOP_RULE = "stop"
-    CANCELLED = "cancelled"
 
 
 FREE_CATCHUP_TOKENS = 32
@@ -171,7 +139,7 @@ class Generator:
         return (req.temperature <= 0 and req.speculative and self.use_memory
                 and self.memory is not None)
 
-    def _recall(self, run: _Run) -> Stop | None:
+    def _recall(self, run: _Run) -> StopReason | None:
         """Take the remembered greedy continuation of the prompt into ``run.out``.
 
         Returns why the request ended within it, or None if it goes on. A remembered token is
@@ -184,13 +152,13 @@ class Generator:
         run.stats.decode_ms = _ms_since(start)
         return reason
 
-    def _take_remembered(self, run: _Run) -> Stop | None:
+    def _take_remembered(self, run: _Run) -> StopReason | None:
         req = run.req
         for token in self.memory.continuation(req.prompt) if self.memory else []:
             if len(run.out) >= req.max_tokens:
-                return Stop.MAX_TOKENS
+                return StopReason.MAX_TOKENS
             if self.model.is_eog(token):
-                return Stop.EOG
+                return StopReason.EOG
             if run.heal:
                 if token not in self.model.healing_candidates(run.heal):
                     return None
@@ -198,12 +166,12 @@ class Generator:
                 run.heal = b"" if piece.startswith(run.heal) else run.heal[len(piece) :]
             run.out.append(token)
             if self._emit(run):
-                return Stop.STOP_RULE
+                return StopReason.STOP_RULE
         if run.out and len(run.out) >= req.max_tokens:
-            return Stop.MAX_TOKENS
+            return StopReason.MAX_TOKENS
         return None
 
-    def _decode(self, run: _Run) -> Stop:
+    def _decode(self, run: _Run) -> StopReason:
         """Prefill, then one step after another until a stop."""
         start = time.perf_counter()
         decode_start: float | None = None
@@ -224,7 +192,7 @@ class Generator:
                     return reason
         except DecodeAborted:
             run.stats.prefill_ms = run.stats.prefill_ms or _ms_since(start)
-            return Stop.CANCELLED
+            return StopReason.CANCELLED
         finally:
             if decode_start is not None:
                 run.stats.decode_ms += _ms_since(decode_start)
@@ -249,21 +217,21 @@ class Generator:
         for drafter in self.drafters:
             drafter.begin(run.req.prompt, run.req.hint, run.req.corpus)
 
-    def _emit_next(self, run: _Run) -> Stop | None:
+    def _emit_next(self, run: _Run) -> StopReason | None:
         """Append the pending pick to the output, unless the request ends before it."""
         if run.req.cancelled():
-            return Stop.CANCELLED
+            return StopReason.CANCELLED
         if self.model.is_eog(run.next_token):
-            return Stop.EOG
+            return StopReason.EOG
         if len(run.out) >= run.req.max_tokens:
-            return Stop.MAX_TOKENS
+            return StopReason.MAX_TOKENS
         run.out.append(run.next_token)
         if run.constrained:
             run.constrained_until = len(run.out)
         if self._emit(run):
-            return Stop.STOP_RULE
+            return StopReason.STOP_RULE
         if len(run.out) >= run.req.max_tokens:
-            return Stop.MAX_TOKENS
+            return StopReason.MAX_TOKENS
         return None
 
     def _plain_step(self, run: _Run, step_start: float) -> None:
@@ -273,7 +241,8 @@ class Generator:
         self._pick(run, self.ctx.logits(0))
         run.stats.decode_steps += 1
 
-    def _verify_step(self, run: _Run, name: str, draft: Draft, step_start: float) -> Stop | None:
+    def _verify_step(self, run: _Run, name: str, draft: Draft,
+                     step_start: float) -> StopReason | None:
         """One verification of a draft; returns STOP_RULE if the accepted text ends the request."""
         req = run.req
         # Evaluate [last, draft...]: row i predicts the token after draft[:i].
@@ -299,17 +268,17 @@ class Generator:
         for drafter in self.drafters:
             drafter.accepted(run.history)
         if accepted and self._emit(run):
-            return Stop.STOP_RULE
+            return StopReason.STOP_RULE
         return None
 
-    def _remember(self, run: _Run, reason: Stop) -> None:
+    def _remember(self, run: _Run, reason: StopReason) -> None:
         """Keep the greedy picks (and the end token, if one was picked freely)."""
         if run.req.temperature > 0 or self.memory is None:
             return
-        ended = [run.next_token] if reason is Stop.EOG and not run.constrained else []
+        ended = [run.next_token] if reason is StopReason.EOG and not run.constrained else []
         self.memory.remember(run.history + ended, len(run.req.prompt) + run.constrained_until)
 
-    def _finish(self, run: _Run, reason: Stop) -> GenerateResult:
+    def _finish(self, run: _Run, reason: StopReason) -> GenerateResult:
         req, out, stats = run.req, run.out, run.stats
         stats.generated_tokens = len(out)
         log.debug("generate: prompt %d reused %d hint %d -> %d tokens (%d known, %s) in %.0f ms"
@@ -319,7 +288,7 @@ class Generator:
                   stats.draft_proposed)
         text = self._text(out, req)
         cut = req.stop(text) if req.stop is not None else None
-        return GenerateResult(text if cut is None else text[:cut], out, reason.value, stats)
+        return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -11,29 +11,11 @@ prefill-only request.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Callable
 
+from ..shared_types import PrefillResult
 from .llama import DecodeAborted
 from .prefix_cache.manager import PrefixCache, PromptTooLong
-
-
-@dataclass(frozen=True, slots=True)
-class PrefillResult:
-    """What one idle prefill did.
-
-    ``outcome``: "done", "cached" (nothing to evaluate), "cancelled" (stopped by a request;
-    ``evaluated`` tokens were kept), or "no_room" (no spare sequence, or the KV budget is full of
-    a request's blocks).
-    """
-
-    outcome: str
-    prompt_tokens: int
-    reused_tokens: int = 0
-    evaluated_tokens: int = 0
-    prefill_ms: float = 0.0
-    short_prompt: bool = False
-    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
 
 
 def prefill(cache: PrefixCache, tokens: list[int], cancelled: Callable[[], bool],

@@ -14,7 +14,8 @@ from typing import Protocol
 import numpy as np
 
 from .llama import Context, Model
-from .prefix_cache.manager import PrefixCache, common_prefix
+from .prefix_cache.manager import PrefixCache
+from .prefix_cache.shifting import common_prefix
 from .sampling import softmax
 
 

@@ -172,7 +172,7 @@ class Scheduler:
         a wasted start costs everyone: always the full ceiling.
         """
         ceiling = self._debounce_ceiling()
-        if ceiling > 0 and self.service.remote is not None:
+        if ceiling > 0 and self.service.shared_engine:
             return ceiling / 1000  # a start that is then superseded costs a shared engine
         timing = self._timing.get(uri)
         if ceiling <= 0 or timing is None or timing.interval_ms >= ceiling:
@@ -540,7 +540,7 @@ class Scheduler:
 
         Not on a shared serving engine: there it would be a request per key typed through.
         """
-        if self._running is not None or not self.service.loaded or self.service.remote:
+        if self._running is not None or not self.service.loaded or self.service.shared_engine:
             return
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, loop.create_future(), background=True)

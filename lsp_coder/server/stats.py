@@ -7,7 +7,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..completion.service import PrefillResult, RequestStats
+from ..shared_types import PrefillResult, RequestStats
 
 _SUMMED = ("prompt_tokens", "reused_tokens", "shifted_tokens", "evaluated_tokens",
            "generated_tokens", "known_tokens", "prefill_ms", "decode_ms", "decode_steps",

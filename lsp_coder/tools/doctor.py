@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from ..completion.fim import resolve_layout
+from ..backends.local_prompt import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.llama import build_has_amx, gpu_offload_supported, system_info

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 
-from ..backends.base import FimQuery
 from ..backends.factory import BackendConfigError, remote_backend
 from ..backends.fim_text import TemplateError
 from ..backends.transport import TransportError
 from ..config import Config
+from ..shared_types import FimQuery
 
 _SAMPLE_ABOVE = "def fibonacci(n):\n    \"\"\"The n-th Fibonacci number.\"\"\"\n"
 _SAMPLE_TYPED = "    if n < 2:"

@@ -14,10 +14,10 @@ import time
 import httpx
 import pytest
 
-from lsp_coder.backends.base import FimQuery
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.backends.token_counts import vocab_counter
 from lsp_coder.config import Config, apply
+from lsp_coder.shared_types import FimQuery
 
 pytestmark = pytest.mark.real_model
 
@@ -50,7 +50,7 @@ def test_llama_server_streams_and_its_cache_serves_the_next_keystroke(llama_serv
                                             max_tokens=8))
     finally:
         backend.close()
-    assert first.stop_reason in ("eog", "max_tokens", "stop_rule") and first.text.strip()
+    assert first.stop_reason in ("eog", "max_tokens", "stop") and first.text.strip()
     assert first.stats.prompt_tokens > 30 and first.server_cached_tokens is not None
     # The second keystroke only appends to the prompt (the typed line comes after the suffix
     # block): the slot's cache serves all of it but the cursor line's last tokens
@@ -121,8 +121,8 @@ def test_llama_server_prefill_warms_the_cache(llama_server):
 
 def test_llama_server_prefill_stops_when_cancelled(llama_server):
     backend = remote_backend(config(kind="llama-server", url=llama_server.url))
-    query = fib_query(above="class Shape:\n    sides = 0\n\n\n" * 40 + ABOVE)
-    query.cancelled = lambda: True
+    query = fib_query(above="class Shape:\n    sides = 0\n\n\n" * 40 + ABOVE,
+                      cancelled=lambda: True)
     try:
         stopped = backend.prefill(query)
     finally:
@@ -137,7 +137,7 @@ def test_llama_cpp_server_openai_completions(llama_cpp_server, real_small_model,
                              )
     try:
         result = backend.complete(fib_query())
-        assert result.stop_reason in ("eog", "max_tokens", "stop_rule"), backend.health.message
+        assert result.stop_reason in ("eog", "max_tokens", "stop"), backend.health.message
         assert result.text.strip()
         local = vocab_counter(str(real_small_model))
         assert backend.count_tokens(ABOVE) == local(ABOVE)

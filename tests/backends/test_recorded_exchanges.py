@@ -11,9 +11,9 @@ import json
 import pytest
 from werkzeug import Request, Response
 
-from lsp_coder.backends.base import FimQuery
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.config import Config, apply
+from lsp_coder.shared_types import FimQuery
 from tests.backends.recorded import (
     VLLM_SUFFIX_ERROR,
     ollama_stream,
@@ -114,7 +114,7 @@ def test_a_stop_rule_ends_the_stream_early(httpserver):
     finally:
         backend.close()
     assert result.text == "urn a + b"
-    assert result.stop_reason == "stop_rule"
+    assert result.stop_reason == "stop"
 
 
 def test_vllm_error_body_is_one_message_not_a_crash(httpserver):

@@ -3,7 +3,9 @@ and a hostile workspace costs no message, no crash and no hang."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -11,7 +13,15 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
 from tests.conftest import server_env
-from tests.lsp.helpers import SERVER, end_position, inline, open_doc, server_stats, wait_for_model
+from tests.lsp.helpers import (
+    SERVER,
+    end_position,
+    inline,
+    insert,
+    open_doc,
+    server_stats,
+    wait_for_model,
+)
 
 CORE = ('class Engine:\n    """Runs jobs."""\n\n    def __init__(self, name: str, speed: int)'
         " -> None:\n        self.name = name\n\n    def start(self, when: float) -> bool:\n"
@@ -46,7 +56,19 @@ async def test_the_workspace_folder_and_open_documents_reach_the_prompt(tmp_path
     (root / "pkg" / "core.py").write_text(CORE)
     client = await _start(root, tiny_qwen)
     try:
-        with_definition = await _prompt_tokens(client, (root / "pkg" / "app.py").as_uri(), APP)
+        app = (root / "pkg" / "app.py").as_uri()
+        with_definition = await _prompt_tokens(client, app, APP)
+        # A method added on disk and reported by the client reaches the next request.
+        core = root / "pkg" / "core.py"
+        core.write_text(CORE + "\n    def stop(self, reason: str, force: bool = False) -> None:\n"
+                        "        pass\n")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=core.as_uri(), type=types.FileChangeType.Changed)]))
+        insert(client, app, 2, end_position(APP), "'a'")
+        result = await inline(client, app, end_position(APP + "'a'"))
+        assert isinstance(result, types.InlineCompletionList)
+        changed = (await server_stats(client))["recent"][-1]["prompt_tokens"]
+        assert changed >= with_definition + 12, (changed, with_definition)  # the stop() line
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"definitions": False, "open_files": False}}))
         without = await _prompt_tokens(client, (root / "pkg" / "app2.py").as_uri(), APP)
@@ -86,6 +108,14 @@ async def test_a_hostile_workspace_gets_no_message_and_completions_go_on(tmp_pat
                 "from huge import big\n\nok(shared(f(big(")
         tokens = await _prompt_tokens(client, (root / "main.py").as_uri(), text)
         assert tokens > 0
+        # The index is built (by the parsing subprocess) and the server still answers.
+        deadline = time.monotonic() + 300
+        while not (index := (await server_stats(client))["totals"]["workspace_index"])["ready"]:
+            assert time.monotonic() < deadline, index
+            await asyncio.sleep(0.2)
+        assert 4990 <= index["files"] <= 5000, index  # binary, huge: read, then left out
+        assert (await inline(client, (root / "main.py").as_uri(), end_position(text))).items \
+            is not None
         shown = [m for m in client.messages if m.type in (types.MessageType.Error,
                                                           types.MessageType.Warning)]
         assert not shown, shown

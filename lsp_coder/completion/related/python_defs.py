@@ -76,6 +76,12 @@ class _Module:
     """``from x import *`` modules, looked in when a name is not found."""
 
 
+def document_imports(text: str, window: str) -> dict[str, Imported]:
+    """``imports`` of the document's start (``IMPORT_SCAN_CHARS``) and of the window at the
+    cursor (a function's own imports)."""
+    return imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
+
+
 def imports(text: str) -> dict[str, Imported]:
     """Local name -> what it was imported from, for every import statement of ``text``.
 
@@ -152,17 +158,16 @@ class PythonDefinitions:
         self.max_file_bytes = max_file_bytes
         self._modules: LRUCache[Path, _Module | None] = LRUCache(maxsize=MODULES_CACHED)
 
-    def find(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
-             limit: int = 8) -> list[Definition]:
-        """The definitions of the imported names used in ``window`` of ``text`` (the document
-        at ``path``), in order of first use, at most ``limit``."""
-        imported = imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
+    def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
+             roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
+        """The definitions of the ``used`` names (``used_names``) that ``imported`` (``imports``
+        of the document at ``path``) names, in order of first use, at most ``limit``."""
         if not imported:
             return []
         search = _search_roots(path, roots)
         out: list[Definition] = []
         seen: set[tuple[Path, str]] = set()
-        for dotted in used_names(without_imports(window)):
+        for dotted in used:
             parts = dotted.split(".")
             target = imported.get(parts[0])
             if target is None:

@@ -17,9 +17,10 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from ...config import Config
-from ..context import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES
+from ...shared_types import WINDOW_QUANTUM_LINES
+from ..context import CHARS_PER_TOKEN
 from . import tags
-from .python_defs import IMPORT_SCAN_CHARS, PythonDefinitions, imports, without_imports
+from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
 from .similar import CHUNK_LINES, IGNORED, SimilarChunks
 from .text import display_path, identifiers, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
@@ -86,6 +87,9 @@ class RelatedContext:
         self._sections: LRUCache[str, list[_Item]] = LRUCache(SECTIONS_KEPT)
         self._chunks: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
         self._generation = 0
+        self._files_generation = 0
+        """Grows when files change on disk (their definitions are read again)."""
+        self._definitions_found: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
 
     # -- events (event loop) --------------------------------------------------------------------
 
@@ -128,6 +132,7 @@ class RelatedContext:
         definitions leave the sections that show them (read again when still needed)."""
         changed = set(paths)
         with self._lock:
+            self._files_generation += 1
             self._purge(lambda item: item.key[0] == "def" and item.key[1] in changed)
         if self._index is not None and paths:
             self._index.refresh(paths)
@@ -214,19 +219,41 @@ class RelatedContext:
 
     def _definitions(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
                      max_bytes: int) -> list[_Item]:
+        """The definitions the window uses; found again only when the names used that could
+        resolve (imported ones, or ones the index holds), the imports, the index or a file
+        changed: a keystroke inside a new word changes none of them."""
         language = tags.language_of(path.suffix) if path is not None else None
+        imported = document_imports(text, window) if language == "python" else {}
+        if language == "python":
+            used = [u for u in used_names(without_imports(window)) if u.split(".")[0] in imported]
+        elif self._index is not None:
+            used = [n for n in _nearest_first(window) if self._index.holds(n)]
+        else:
+            used = []
+        index = self._index.generation if self._index is not None else -1
+        with self._lock:
+            files = self._files_generation
+        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()), index, files)
+        cached = self._definitions_found.get(key)
+        if cached is None:
+            cached = self._find_definitions(imported, used, path, language, roots, max_bytes)
+            self._definitions_found[key] = cached
+        return cached
+
+    def _find_definitions(self, imported: dict, used: list[str], path: Path | None,
+                          language: str | None, roots: tuple[Path, ...],
+                          max_bytes: int) -> list[_Item]:
         out: list[_Item] = []
         if language == "python":
             if self._python is None or self._python.max_file_bytes != max_bytes:
                 self._python = PythonDefinitions(max_bytes)
-            for found in self._python.find(text, window, path, roots, DEFINITIONS_MAX):
+            for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
                 out.append(_Item(("def", found.path, found.name),
                                  display_path(found.path, roots), found.text, 0))
-            used = set(identifiers(without_imports(window)))
-            names = [n for n in imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
-                     if n in used]
+            plain = {name.split(".")[0] for name in used}
+            names = [n for n in imported if n in plain]
         else:
-            names = _nearest_first(window)
+            names = used
         if self._index is None or language is None:
             return out
         have = {i.key[2] for i in out}

@@ -147,6 +147,10 @@ class WorkspaceIndex:
             out += [(path, t, file_tags) for t in file_tags if t.name == name]
         return out
 
+    def holds(self, name: str) -> bool:
+        """Whether some indexed file defines ``name`` (a dict lookup: cheap per keystroke)."""
+        return name in self._names
+
     def stats(self) -> IndexStats:
         with self._lock:
             return IndexStats(len(self._files), sum(len(t) for t in self._files.values()),
@@ -195,8 +199,14 @@ class WorkspaceIndex:
 
     def _build(self, roots: tuple[Path, ...]) -> None:
         start = time.perf_counter()
-        paths = self._walk(roots)
-        files = self._parse(paths)
+        files: dict[Path, list[tags.Tag]] = {}
+        try:
+            files = self._parse(self._walk(roots))
+        finally:  # even a failed build ends (with what it has), so nobody waits for it
+            self._publish(roots, files, start)
+
+    def _publish(self, roots: tuple[Path, ...], files: dict[Path, list[tags.Tag]],
+                 start: float) -> None:
         names: dict[str, list[Path]] = {}
         for path, file_tags in files.items():
             for name in {t.name for t in file_tags}:
@@ -227,18 +237,33 @@ class WorkspaceIndex:
     def _parse(self, paths: list[Path]) -> dict[Path, list[tags.Tag]]:
         names = [str(p) for p in paths]
         if len(names) <= IN_THREAD_FILES:
-            return {Path(n): t for n, t in parse_files(names, self.max_file_bytes)}
+            return self._parse_here(names)
         out: dict[Path, list[tags.Tag]] = {}
-        context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=context, initializer=_lower_priority) as pool:
-            batches = [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
+        batches = [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
+        try:
+            context = multiprocessing.get_context("spawn")
+            with concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=context, initializer=_lower_priority) as pool:
+                while batches and not self._closed:
+                    for name, file_tags in pool.submit(parse_files, batches[0],
+                                                       self.max_file_bytes).result():
+                        out[Path(name)] = file_tags
+                    batches.pop(0)
+        except (OSError, RuntimeError, concurrent.futures.process.BrokenProcessPool) as exc:
+            log.info("workspace index: parsing here (%s)", type(exc).__name__)
             for batch in batches:
                 if self._closed:
                     break
-                for name, file_tags in pool.submit(parse_files, batch,
-                                                   self.max_file_bytes).result():
-                    out[Path(name)] = file_tags
+                out.update(self._parse_here(batch))
+        return out
+
+    def _parse_here(self, names: list[str]) -> dict[Path, list[tags.Tag]]:
+        """Parse in this thread, one file at a time, letting other threads run in between
+        (a parse holds the GIL for up to some tens of milliseconds)."""
+        out: dict[Path, list[tags.Tag]] = {}
+        for name in names:
+            out.update((Path(n), t) for n, t in parse_files([name], self.max_file_bytes))
+            time.sleep(0)
         return out
 
     def _walk(self, roots: tuple[Path, ...]) -> list[Path]:

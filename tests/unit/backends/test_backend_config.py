@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lsp_coder.backends.fim_text import FAMILIES, TemplateError, build, resolve
-from lsp_coder.completion.context import PromptParts
 from lsp_coder.completion.remote_prompt import fit_parts
 from lsp_coder.config import Config, ConfigError, FimStrings, apply
+from lsp_coder.shared_types import PromptParts
 
 
 def test_backend_defaults_to_the_local_engine():

@@ -28,7 +28,7 @@ def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
         entered, after = after_enter(TEXT, before)
         evaluated = {}
         for remembers in (True, False):
-            service.engine.cache.clear()
+            service.backend.engine.cache.clear()
             uri = f"file:///remembers_{remembers}.py"
             first = service.complete(CompletionRequest(uri=uri, text=TEXT, offset=before))
             assert first.stats is not None and first.stats.short_prompt

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_coder.backends.local_prompt import build_prompt
 from lsp_coder.completion.context import split_document
-from lsp_coder.completion.fim import build_prompt
 from lsp_coder.completion.service import CompletionRequest, CompletionService
 from lsp_coder.config import Config, apply
 from tests.fixtures.tiny_gguf import QWEN_FIM_IDS, codellama_fim_ids
@@ -23,7 +23,7 @@ def service_for(path, **completion) -> CompletionService:
 
 
 def prompt_for(service: CompletionService):
-    engine = service.engine
+    engine = service.backend.engine
     parts = split_document(DOC, CURSOR, prefix_tokens=512, suffix_tokens=512)
     return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                         prefix_tokens=512, suffix_tokens=512, extra_tokens=0)
@@ -34,7 +34,7 @@ def prompt_for(service: CompletionService):
 def test_fim_template_comes_from_the_models_own_tokens(request, fixture, ids):
     service = service_for(request.getfixturevalue(fixture))
     try:
-        engine = service.engine
+        engine = service.backend.engine
         assert (engine.template.prefix, engine.template.suffix, engine.template.middle) == (
             ids["pre"], ids["suf"], ids["mid"])
         prompt = prompt_for(service)
@@ -55,11 +55,12 @@ def test_fim_template_comes_from_the_models_own_tokens(request, fixture, ids):
 def test_a_model_without_fim_tokens_warns_and_completes_from_the_prefix(tiny_qwen_nofim):
     service = service_for(tiny_qwen_nofim)
     try:
-        assert not service.engine.template.has_fim
-        assert any("fill-in-the-middle" in w for w in service.engine.warnings)
+        assert not service.backend.engine.template.has_fim
+        assert any("fill-in-the-middle" in w for w in service.backend.engine.warnings)
         tokens = prompt_for(service).tokens
         assert not set(QWEN_FIM_IDS.values()) & set(tokens)
-        assert "print(add" not in service.engine.detokenize(tokens)  # no suffix in the prompt
+        # no suffix in the prompt
+        assert "print(add" not in service.backend.engine.detokenize(tokens)
         suggestion = service.complete(CompletionRequest(uri="file:///t.py", text=DOC,
                                                         offset=CURSOR))
         assert suggestion.stop_reason in ("eog", "max_tokens", "stop")
@@ -73,8 +74,8 @@ def test_incompatible_draft_model_is_refused_with_a_warning(tiny_qwen, tiny_qwen
     service = CompletionService(config)
     assert service.load() is None
     try:
-        assert service.engine.draft is None
-        assert any("draft model" in w and "128" in w for w in service.engine.warnings)
+        assert service.backend.engine.draft is None
+        assert any("draft model" in w and "128" in w for w in service.backend.engine.warnings)
     finally:
         service.close()
 
@@ -94,7 +95,7 @@ def test_prompt_budgets_shrink_to_fit_a_small_kv_cache(tiny_qwen):
         suggestion = service.complete(CompletionRequest(uri="file:///big.py", text=long_doc,
                                                         offset=len(long_doc) // 2))
         assert suggestion.stop_reason in ("eog", "max_tokens", "stop")
-        assert suggestion.stats.prompt_tokens <= service.engine.cache.budget
+        assert suggestion.stats.prompt_tokens <= service.backend.engine.cache.budget
     finally:
         service.close()
 
@@ -116,7 +117,7 @@ def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
         assert service.suggestions.latest(req.uri) == ""
         assert not service.related.section(*other).entries
         # New speculation settings need no reload; the engine takes them with the next request.
-        engine = service.engine
+        engine = service.backend.engine
         old = service.config
         new = apply(old, {"speculative": {"greedy_memory": False, "p_min": 0.7}}, "test")
         assert service.reconfigure(new) is False

@@ -44,7 +44,7 @@ def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qw
             suggestion = service.complete(req)
             prompt_tokens[definitions] = suggestion.stats.prompt_tokens
             section = service.related.section(uri, APP, len(APP), 512, service.config)
-            engine = service.engine
+            engine = service.backend.engine
             if definitions:
                 [(path, body)] = section.entries
                 template = engine.template
@@ -70,7 +70,7 @@ def test_the_short_prompt_for_a_cold_cache_keeps_the_definitions(tiny_qwen, tmp_
         assert first.stats.short_prompt
         section = service.related.section(uri, text, len(text), 512, service.config)
         [(_, body)] = section.entries
-        body_tokens = len(service.engine.tokenize(body))
+        body_tokens = len(service.backend.engine.tokenize(body))
         # The short prompt is the section plus at most cold_prompt_tokens of the file.
         assert body_tokens < first.stats.prompt_tokens <= body_tokens + 200 + 40
     finally:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_coder.completion.related.python_defs import PythonDefinitions, imports, used_names
+from lsp_coder.completion.related.python_defs import (
+    PythonDefinitions,
+    document_imports,
+    imports,
+    used_names,
+    without_imports,
+)
 
 
 def find(workspace: Path, text: str, name: str = "pkg/app.py", roots=None):
     path = workspace / name
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    return PythonDefinitions(262_144).find(text, text, path,
+    used = used_names(without_imports(text))
+    return PythonDefinitions(262_144).find(document_imports(text, text), used, path,
                                            (workspace,) if roots is None else roots)
 
 

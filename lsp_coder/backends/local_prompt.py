@@ -27,9 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..backends.fim_text import FimText, file_entry, repository
 from ..engine.fim_template import FimTemplate
-from .context import WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from .fim_text import FimText, file_entry, repository
 
 Tokenize = Callable[[str], list[int]]
 Detokenize = Callable[[list[int]], str]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsp_coder.completion.context import PromptParts, split_document
-from lsp_coder.completion.fim import FimTemplate, _fit_above, build_prompt
+from lsp_coder.backends.local_prompt import FimTemplate, _fit_above, build_prompt
+from lsp_coder.completion.context import split_document
+from lsp_coder.shared_types import PromptParts
 
 
 def _tokenize(text: str) -> list[int]:

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from cachetools import LRUCache
 
-from ..backends.base import BackendResult, FimQuery, PromptPart
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generator import GenerateRequest
-from ..engine.prefill import PrefillResult
-from .context import WINDOW_QUANTUM_LINES, PromptParts
-from .fim import Prompt, build_prompt, resolve_layout
+from ..shared_types import (
+    WINDOW_QUANTUM_LINES,
+    BackendResult,
+    FimQuery,
+    PrefillResult,
+    PromptPart,
+    PromptParts,
+)
+from .local_prompt import Prompt, build_prompt, resolve_layout
 
 PROMPT_SLACK_TOKENS = 8
 """KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
@@ -40,6 +45,7 @@ class LocalBackend:
 
     kind = "local"
     can_prefill = True
+    shared = False
 
     def __init__(self, engine: Engine, config: Callable[[], Config]) -> None:
         self.engine = engine
@@ -188,6 +194,15 @@ class LocalBackend:
 
     def describe(self) -> dict:
         return {"kind": self.kind, **self.engine.describe()}
+
+    def status(self) -> dict:
+        return {"kind": self.kind}
+
+    def memory(self) -> dict:
+        return asdict(self.engine.memory_stats())
+
+    def ubatches_done(self) -> int:
+        return self.engine.ubatches_done
 
     def close(self) -> None:
         self.engine.close()

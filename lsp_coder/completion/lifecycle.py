@@ -1,0 +1,88 @@
+"""The backend's lifecycle: open it from the config, swap it on reload, close it, and word what
+went wrong for the user.
+
+Threads: ``load`` and ``close`` run on the one inference worker thread (they use the backend);
+``backend`` and ``error`` are read from any thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..backends.base import Backend
+from ..backends.factory import BackendUnavailable, open_backend
+from ..backends.health import Notify
+from ..config import Config
+from ..model_files import Progress
+
+log = logging.getLogger(__name__)
+
+
+class BackendLifecycle:
+    """Holds the one backend the completion service uses, and the last load error."""
+
+    def __init__(self, settings: Callable[[], Config]) -> None:
+        self.settings = settings
+        """The current settings (the completion service owns them)."""
+        self.backend: Backend | None = None
+        """The backend serving completions; None before a load succeeded."""
+        self.error: str | None = None
+        """The last load's error message for the user; None after a load succeeded."""
+        self.notify: Notify | None = None
+        """Where a serving engine's one-per-outage messages go (the server sets it)."""
+
+    def load(self, progress: Progress | None = None) -> str | None:
+        """Open the backend the settings name; returns an error message on failure.
+
+        For a local model it is transactional: the new engine is loaded before the old one is
+        closed, and on failure the old one (if any) keeps serving. A serving engine replaces
+        the old backend at once (no model is loaded or assembled for it).
+        """
+        config = self.settings()
+        remote = config.backend.kind != "local"
+        if remote:
+            self.close()
+        try:
+            backend = open_backend(config, self.settings, progress, self.notify)
+        except BackendUnavailable as exc:
+            if remote:
+                self.error = f"lsp-coder: no backend: {exc}"
+            elif self.backend is None:
+                self.error = f"lsp-coder: no model loaded: {exc}"
+            else:
+                self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
+                              " with the previous one")
+            log.error(self.error)
+            return self.error
+        old, self.backend, self.error = self.backend, backend, None
+        if old is not None:
+            old.close()
+        return None
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
+
+    def describe(self) -> dict[str, Any]:
+        """The backend's figures and warnings (``Backend.describe``); {} without one."""
+        return self.backend.describe() if self.backend is not None else {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Whether a backend is ready, the load error, the backend's status and its memory.
+
+        Keys: ``model_loaded`` (a model or a serving engine is ready), ``error``, ``backend``
+        (``Backend.status``, or the configured kind without one) and, with a local model,
+        ``kv_used_bytes``, ``kv_budget_bytes``, ``kv_evicted_blocks``, ``idle_used_tokens``
+        (``Backend.memory``).
+        """
+        backend = self.backend
+        out: dict[str, Any] = {"model_loaded": backend is not None, "error": self.error}
+        if backend is None:
+            out["backend"] = {"kind": self.settings().backend.kind}
+            return out
+        out.update(backend.memory())
+        out["backend"] = backend.status()
+        return out

@@ -1,0 +1,196 @@
+"""The records every layer hands the next: what to complete, why it stopped, what it cost.
+
+This is the ground floor: it imports nothing of lsp_coder, so the completion layer, every
+backend (the in-process engine and the HTTP ones) and the engine itself can share these types
+without importing each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+StopRule = Callable[[str], int | None]
+"""Given the text generated so far, the length to cut it to and stop, or None to go on."""
+
+PromptPart = Literal["request", "shared", "full"]
+"""Which prompt an idle prefill holds: the one a request for the query would read now; only
+the part before the text below the cursor (a file's window, shared by every cursor in it);
+the full prompt even where a request would now read a shorter one (the local engine's short
+prompt for a cold cache)."""
+
+WINDOW_QUANTUM_LINES = 16
+"""Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
+
+
+class StopReason(StrEnum):
+    """Why a suggestion ended. A ``str``: records and stats carry the plain value."""
+
+    EOG = "eog"
+    """The model ended its answer (an end-of-generation token)."""
+    MAX_TOKENS = "max_tokens"
+    """``max_tokens`` were generated."""
+    STOP_RULE = "stop"
+    """A stop rule (first line, line limit) cut the text."""
+    CANCELLED = "cancelled"
+    """The request was cancelled (a newer one, ``$/cancelRequest``, shutdown)."""
+    BACKEND_ERROR = "backend_error"
+    """The serving engine failed this request."""
+    BACKEND_DOWN = "backend_down"
+    """The serving engine is in an outage's backoff: nothing was asked."""
+    NO_MODEL = "no_model"
+    """No model is loaded and no serving engine configured."""
+    SUPERSEDED = "superseded"
+    """A newer request for the same document replaced this one before it ran."""
+    TIME_BOX = "time_box"
+    """The budget ran out: the complete lines so far were answered, the rest goes on."""
+    ERROR = "error"
+    """The work raised; the request was answered empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptParts:
+    """The pieces of a FIM prompt, in document order.
+
+    ``above`` ends where ``recent`` starts; ``recent`` is the lines just above the cursor line
+    that go after the middle token with it (see ``completion.context.split_document``).
+    """
+
+    extra: tuple[tuple[str, str], ...]
+    """Chunks of other files as (path, text), in a stable order (they go first)."""
+    above: str
+    """The lines above the cursor line that go before the middle token."""
+    line_prefix: str
+    """The cursor line's text before the cursor."""
+    suffix: str
+    """The rest of the cursor line and the lines below."""
+    recent: str = ""
+    """The lines just above the cursor line that go after the middle token with it."""
+    repo: str = ""
+    """The workspace folder's name (the repository line of the model's format)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
+
+    @property
+    def prefix(self) -> str:
+        return self.above + self.recent + self.line_prefix
+
+
+@dataclass(frozen=True, slots=True)
+class FimQuery:
+    """What to complete, as text pieces in document order (each within its token budget), and
+    how: the budgets, the sampling, the stop rule and the callbacks of one request."""
+
+    uri: str
+    """The document (prefix caches tell a document's older states by it)."""
+    above: str
+    """The lines above the cursor line, before ``recent``."""
+    line_prefix: str
+    """The cursor line before the cursor."""
+    suffix: str
+    """The rest of the document window after the cursor."""
+    extra: tuple[tuple[str, str], ...] = ()
+    """(path, text) chunks of other files."""
+    recent: str = ""
+    """Lines just above the cursor line, sent after the middle token with the typed text."""
+    repo: str = ""
+    """The workspace folder's name, for the model's repository format (with ``extra``)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
+    prefix_tokens: int = 1024
+    """The token budget ``above`` (with ``line_prefix``) was cut to."""
+    suffix_tokens: int = 256
+    """The token budget ``suffix`` was cut to."""
+    extra_tokens: int = 256
+    """The token budget ``extra`` was cut to."""
+    max_tokens: int = 64
+    """The most tokens to generate."""
+    temperature: float = 0.0
+    """0 decodes greedily."""
+    seed: int = 0
+    """The sampling seed (temperature above 0)."""
+    stop: StopRule | None = None
+    """Where to cut the text and stop (the first line, a line limit)."""
+    budget_ms: float | None = None
+    """How long the caller waits before the complete lines so far are answered."""
+    cancelled: Callable[[], bool] = lambda: False
+    """Polled between steps; True stops the work as cancelled."""
+    on_text: Callable[[str], None] | None = None
+    """Told the text so far as it grows."""
+    hint: str = ""
+    """The not-yet-typed rest of a shown suggestion (the local engine drafts it for free)."""
+    corpus: str = ""
+    """The document's latest suggestion (n-gram drafts for the local engine)."""
+    idle: bool = False
+    """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
+    stop_between_chunks: Callable[[], bool] = lambda: False
+    """Idle prefill: once true, stop after the running chunk (which stays cached), where
+    ``cancelled`` aborts it."""
+
+
+@dataclass(slots=True)
+class RequestStats:
+    """What the engine did for one request (summed into ``lspCoder.stats``)."""
+
+    prompt_tokens: int = 0
+    """Tokens in the prompt."""
+    reused_tokens: int = 0
+    """Prompt tokens served from a cache."""
+    shifted_tokens: int = 0
+    """Reused tokens that were moved to another position (RoPE shift)."""
+    evaluated_tokens: int = 0
+    """Prompt tokens evaluated for this request."""
+    generated_tokens: int = 0
+    """Tokens generated."""
+    prefill_ms: float = 0.0
+    """Time spent evaluating the prompt."""
+    decode_ms: float = 0.0
+    """Time spent generating."""
+    decode_steps: int = 0
+    """Target-model decode calls while generating."""
+    draft_proposed: dict[str, int] = field(default_factory=dict)
+    """Draft tokens proposed, by drafter."""
+    draft_accepted: dict[str, int] = field(default_factory=dict)
+    """Draft tokens accepted, by drafter."""
+    near_ties: int = 0
+    """Greedy picks whose logit gap was small enough for batch numerics to flip."""
+    known_tokens: int = 0
+    """Generated tokens taken from the greedy memory (verified without a decode)."""
+    short_prompt: bool = False
+    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
+
+
+@dataclass(slots=True)
+class BackendResult:
+    """One backend's answer to a ``FimQuery``."""
+
+    text: str
+    """The generated text, cut by the stop rule."""
+    stop_reason: StopReason
+    """Why it ended."""
+    stats: RequestStats | None = None
+    """What it cost (None where the backend did no work)."""
+    server_cached_tokens: int | None = None
+    """Prompt tokens the engine reports it served from its own cache (None: it does not say)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillResult:
+    """What one idle prefill did."""
+
+    outcome: str
+    """"done", "cached" (nothing to evaluate), "cancelled" (stopped by a request; the
+    ``evaluated_tokens`` were kept), or "no_room" (no spare sequence, or the KV budget is full
+    of a request's blocks)."""
+    prompt_tokens: int
+    """Tokens in the prompt."""
+    reused_tokens: int = 0
+    """Prompt tokens already cached."""
+    evaluated_tokens: int = 0
+    """Prompt tokens evaluated."""
+    prefill_ms: float = 0.0
+    """Time spent evaluating."""
+    short_prompt: bool = False
+    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
