@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from lsp_coder.bench.floor import cut_span, draw_spans, find_files, summarize
+from lsp_coder.bench.floor import summarize
+from lsp_coder.bench.floor_spans import cut_span, draw_spans, find_files
 from lsp_coder.bench.scoring import edit_similarity, exact, uses_name
 
 CODE = "".join(f"function step{i}(state) {{\n  return state.value + {i} * factor;\n}}\n"
