@@ -28,9 +28,6 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
-WATCHED_GLOB = ("**/*.{py,pyi,js,mjs,cjs,jsx,ts,mts,cts,tsx,go,rs,c,h,cc,cpp,cxx,hpp,hh,hxx,"
-                "java,lua,sh,bash}")
-"""The files whose changes on disk the workspace index wants to hear of."""
 
 
 def settle_heap() -> None:
@@ -54,7 +51,6 @@ class LspCoderServer(LanguageServer):
                                    lambda: self.config.completion.debounce_ms,
                                    lambda: self.config.idle)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
-        self.watch_task: asyncio.Task | None = None  # keeps the registration from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
 
@@ -78,22 +74,6 @@ class LspCoderServer(LanguageServer):
         """Show and log one message."""
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
-
-    async def watch_files(self) -> None:
-        """Ask the client to report changed source files (``workspace/didChangeWatchedFiles``)
-        where it can register that dynamically; the workspace index reads them again."""
-        if not get_capability(self.client_capabilities,
-                              "workspace.did_change_watched_files.dynamic_registration", False):
-            return
-        watcher = types.FileSystemWatcher(glob_pattern=WATCHED_GLOB)
-        try:
-            await self.client_register_capability_async(types.RegistrationParams(registrations=[
-                types.Registration(id=str(uuid.uuid4()),
-                                   method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                       watchers=[watcher]))]))
-        except Exception as exc:  # the client refused: saves still refresh the index
-            log.info("file watching not registered: %s", type(exc).__name__)
 
     async def load_model(self) -> None:
         """Load (or reload) the model on the worker, reporting progress to the client;
@@ -197,7 +177,6 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
             ls.tell(startup_problem)
         ls.loop = asyncio.get_running_loop()
         ls.load_task = asyncio.ensure_future(ls.load_model())
-        ls.watch_task = asyncio.ensure_future(ls.watch_files())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
