@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,11 +157,29 @@ def check_model_file(path: str | Path) -> Path:
     """A configured model path, checked to exist and to start like a GGUF file."""
     p = Path(path).expanduser()
     if not p.is_file():
-        raise ModelUnavailable(f"model file not found: {p} (fix [model] path in the config)")
+        what = _not_a_file(p)
+        raise ModelUnavailable(f"{what}: {p} (fix [model] path in the config)")
     with p.open("rb") as f:
         if f.read(4) != b"GGUF":
             raise ModelUnavailable(f"{p} is not a GGUF file (fix [model] path in the config)")
     return p
+
+
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` cannot be read as a model file, in a few words."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "model file not found"
+    except OSError as exc:
+        return f"model file cannot be read ({exc.strerror})"
+    if stat.S_ISDIR(mode):
+        return "the model path is a directory, not a GGUF file"
+    if stat.S_ISFIFO(mode):
+        return "the model path is a pipe (FIFO), not a GGUF file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "the model path is a device, not a GGUF file"
+    return "the model path is not a regular file"
 
 
 DISABLED = ("none", "off", "false")

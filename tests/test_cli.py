@@ -116,6 +116,9 @@ def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
     rows = json.loads((tmp_path / "out" / "documents.json").read_text())
     assert len(rows) == 14
     assert all("loop_block_max_ms" in row and "loop_busy_max_ms" in row for row in rows)
+    assert "long line per key:" in result.stdout
+    typing = json.loads((tmp_path / "out" / "documents-typing.json").read_text())
+    assert [len(row["per_key_ms"]) for row in typing["rows"]] == [5, 5] and typing["ratio"] > 0
 
 
 def test_bench_time_box_sets_the_inline_budget_of_every_run():

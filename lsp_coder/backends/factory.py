@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..config import Config
+from ..config import Config, redact_url, url_problem
 from ..engine.engine import Engine
 from ..engine.llama import ModelLoadError
 from ..model_files import ModelUnavailable, Progress, resolve_model_paths
@@ -69,9 +69,11 @@ def open_backend(config: Config, settings: Callable[[], Config],
 def remote_backend(config: Config, notify: Notify | None = None) -> RemoteBackend:
     """The HTTP backend for ``config.backend`` (raises BackendConfigError, TemplateError)."""
     bc = config.backend
-    if not bc.url.startswith(("http://", "https://")):
+    if not bc.url:
         raise BackendConfigError(f"[backend] kind = {bc.kind!r} needs url ="
-                                 f" 'http://host:port' (got {bc.url!r})")
+                                 " 'http://host:port'")
+    if problem := url_problem(bc.url):
+        raise BackendConfigError(f"[backend] url = {redact_url(bc.url)!r}: {problem}")
     if bc.kind == "ollama" and not bc.model:
         raise BackendConfigError("[backend] kind = 'ollama' needs model (an Ollama model name)")
     return REMOTE_KINDS[bc.kind](config, notify)

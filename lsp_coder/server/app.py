@@ -45,6 +45,8 @@ class LspCoderServer(LanguageServer):
 
     def __init__(self, base_config: Config) -> None:
         super().__init__("lsp-coder", __version__, protocol_cls=LspCoderProtocol)
+        self.base_config = base_config  # the config file's (each client's settings go over it)
+        self.load_needed = True  # whether "initialized" loads the model
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
@@ -128,15 +130,16 @@ class LspCoderServer(LanguageServer):
             type=types.MessageType.Info,
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
 
-    def apply_settings(self, layer: Any, source: str) -> bool:
-        """Merge a settings layer into the service's config; True when the model must reload.
+    def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> bool:
+        """Merge a settings layer into ``over`` (default: the service's config) and use it;
+        True when the model must reload.
 
         On error tell the user and keep the current config.
         """
         if isinstance(layer, dict):
             layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
         try:
-            new = apply(self.config, layer or None, source)
+            new = apply(self.config if over is None else over, layer or None, source)
         except ConfigError as exc:
             if exc.usable is None:
                 self.tell(f"lsp-coder: {exc}; keeping the previous settings")
@@ -144,6 +147,15 @@ class LspCoderServer(LanguageServer):
             self.tell(f"lsp-coder: {exc}; keeping the previous value")
             new = exc.usable
         return self.service.reconfigure(new)
+
+    def next_client(self) -> None:
+        """The ``--tcp`` client left without ``exit``: forget its documents and requests, keep
+        the model for the next client."""
+        for uri in self.protocol.documents.uris():
+            self.service.forget(uri)
+            self.scheduler.forget(uri)
+        self.protocol.next_client()
+        self.process_id = None  # the next editor's, from its initialize
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
         """The completion request at a position of an open document, the document and the
@@ -167,16 +179,21 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
-        ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
+        # Over the config file's settings: a client after another (--tcp) brings its own.
+        reload = ls.apply_settings(params.initialization_options, "initializationOptions",
+                                   over=ls.base_config)
         ls.service.workspace_folders(_folders(params))
-        ls.scheduler.begin_loading()  # requests wait until the load (after "initialized") ends
+        ls.load_needed = reload or not ls.service.loaded  # loaded after "initialized"
+        if ls.load_needed:
+            ls.scheduler.begin_loading()  # requests wait until the load ends
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
         if startup_problem:
             ls.tell(startup_problem)
         ls.loop = asyncio.get_running_loop()
-        ls.load_task = asyncio.ensure_future(ls.load_model())
+        if ls.load_needed:
+            ls.load_task = asyncio.ensure_future(ls.load_model())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
