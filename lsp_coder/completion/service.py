@@ -17,7 +17,8 @@ from typing import Any, Callable
 from ..backends.base import Backend
 from ..backends.health import Notify
 from ..config import Config
-from ..model_files import Progress
+from ..load_progress import LoadProgress, Stage
+from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
 from .context import split_document, wants_multiline
 from .lifecycle import BackendLifecycle
@@ -120,9 +121,14 @@ class CompletionService:
 
     # -- backend lifecycle (worker thread) ------------------------------------------------------
 
-    def load(self, progress: Progress | None = None) -> str | None:
+    def load_plan(self) -> list[Stage]:
+        """The stages ``load`` will go through (none for a serving engine), for a
+        ``LoadProgress``."""
+        return load_plan(self.config) if self.config.backend.kind == "local" else []
+
+    def load(self, progress: LoadProgress | None = None) -> str | None:
         """Open the backend from the config; returns an error message on failure (see
-        ``BackendLifecycle.load``)."""
+        ``BackendLifecycle.load``). ``progress`` hears every stage of ``load_plan``."""
         return self.lifecycle.load(progress)
 
     def close(self) -> None:

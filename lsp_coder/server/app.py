@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
+from ..load_progress import LoadProgress
 from .documents import word_start
 from .health import register_health_commands
 from .highlights import word_highlights
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
+SORT_AFTER_SERVER_ITEMS = "~"
+"""The ``sortText`` prefix of the completion item: after digits and letters (see
+``_completion_items``)."""
 
 
 def settle_heap() -> None:
@@ -100,17 +104,10 @@ class LspCoderServer(LanguageServer):
         if token is None:
             self.window_log_message(types.LogMessageParams(
                 type=types.MessageType.Info, message="lsp-coder: loading model"))
-        loop = asyncio.get_running_loop()
-        last = [-1]
-
-        def progress(done: int, total: int) -> None:
-            pct = int(done * 100 / max(total, 1))
-            if token is not None and pct != last[0] and pct % 5 == 0:
-                last[0] = pct
-                loop.call_soon_threadsafe(self.work_done_progress.report, token,
-                                          types.WorkDoneProgressReport(
-                                              message="preparing model files", percentage=pct))
-
+        progress = None
+        if token is not None:
+            progress = LoadProgress(self.service.load_plan(),
+                                    self._progress_reporter(token, asyncio.get_running_loop()))
         error = await self.scheduler.run(self.service.load, progress)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
@@ -129,6 +126,16 @@ class LspCoderServer(LanguageServer):
         self.window_log_message(types.LogMessageParams(
             type=types.MessageType.Info,
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
+
+    def _progress_reporter(self, token: str, loop: asyncio.AbstractEventLoop):
+        """A ``LoadProgress`` listener (called on the worker) that reports on ``token``."""
+
+        def report(percent: int, label: str) -> None:
+            loop.call_soon_threadsafe(self.work_done_progress.report, token,
+                                      types.WorkDoneProgressReport(message=label or None,
+                                                                   percentage=percent))
+
+        return report
 
     def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> bool:
         """Merge a settings layer into ``over`` (default: the service's config) and use it;
@@ -299,6 +306,17 @@ def _inline_items(suggestion: Suggestion, position: types.Position):
 
 def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
                       position: types.Position) -> list[types.CompletionItem]:
+    """The suggestion as one menu item, ranked after the language server's items that match
+    the typed word as well as it does.
+
+    Not preselected. ``sortText`` is ``~`` and the label: ``~`` sorts after the digits and
+    letters the servers' own ``sortText`` keys are made of (jedi ``v0001``, gopls ``00001``,
+    rust-analyzer hex), so a client that orders by ``sortText`` alone (eglot, Neovim's
+    menu) shows the server's exact names first and this multi-line guess below them, and a
+    client that ranks by how well the typed text matches first (VS Code, Helix) still lifts it
+    when the user types further into the suggestion than any other item matches. Kind Text,
+    not Snippet: VS Code's ``editor.snippetSuggestions = "top"`` lifts snippets above all.
+    """
     if not suggestion.text:
         return []
     line_start = req.text.rfind("\n", 0, req.offset) + 1
@@ -309,12 +327,11 @@ def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
     label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
     return [types.CompletionItem(
         label=label,
-        kind=types.CompletionItemKind.Snippet,
+        kind=types.CompletionItemKind.Text,
         detail="lsp-coder",
         documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=new_text),
         filter_text=new_text,
-        sort_text="0000",
-        preselect=True,
+        sort_text=SORT_AFTER_SERVER_ITEMS + label,
         insert_text_format=types.InsertTextFormat.PlainText,
         text_edit=types.TextEdit(
             range=types.Range(start=types.Position(line=position.line, character=start_char),
