@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -114,7 +115,8 @@ class BackendConfig:
     model: str = ""
     fim_template: str | FimStrings = "auto"
     api_key_env: str = ""
-    timeout_ms: int = 5000
+    timeout_ms: int = _ranged(5000, 1, 600_000)
+    stream_timeout_ms: int = _ranged(20_000, 1, 3_600_000)
     tls_verify: bool = True
     ca_file: str = ""
     headers: dict[str, str] = field(default_factory=dict)
@@ -224,6 +226,8 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
     usable, problems = _check_ranges(new, config)
     usable, more = _check_relations(usable, config)
     problems += more
+    usable, more = _check_url(usable, config)
+    problems += more
     if problems:
         raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
     return new
@@ -282,6 +286,48 @@ def _check_relations(config: Config, previous: Config) -> tuple[Config, list[str
         config = replace(config, cache=replace(
             config.cache, kv_budget_tokens=previous.cache.kv_budget_tokens))
     return replace(config, model=mc, completion=cc), problems
+
+
+def url_problem(url: str) -> str:
+    """What is wrong with a serving engine's URL ("" when it can be used)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        reason = str(exc)
+        if "port" in reason.lower():
+            return "the port must be a number from 1 to 65535"
+        if "bracket" in reason or "IPv6" in reason:
+            return "an IPv6 address needs both brackets: http://[::1]:8080"
+        return "it is not a URL"
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    if port is not None and not 1 <= port <= 65535:
+        return "the port must be a number from 1 to 65535"
+    return ""
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@`` (for messages and logs)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
+        return url
+    return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{path}"
+
+
+def _check_url(config: Config, previous: Config) -> tuple[Config, list[str]]:
+    """``[backend] url`` must be usable when set; a bad one puts back ``previous``'s."""
+    url = config.backend.url
+    problem = url_problem(url) if url else ""
+    if not problem:
+        return config, []
+    return (replace(config, backend=replace(config.backend, url=previous.backend.url)),
+            [f"[backend] url = {redact_url(url)!r}: {problem}"])
 
 
 def default_config_path() -> Path | None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from .config import Config
+from .load_progress import LoadProgress, Stage, load_key, prepare_key
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes total) while a model is assembled or verified."""
@@ -99,15 +101,25 @@ def _sha256(paths: list[Path], total: int, progress: Progress | None) -> str:
     return digest.hexdigest()
 
 
+def _verified(target: Path) -> bool:
+    marker = target.with_suffix(".verified")
+    return target.is_file() and marker.is_file() and marker.read_text() == _stamp(target)
+
+
+def embedded_path(model: EmbeddedModel) -> Path:
+    """Where the assembled model file lives (it may not exist yet)."""
+    return cache_dir() / "models" / model.filename
+
+
 def ensure_embedded(model: EmbeddedModel, progress: Progress | None = None) -> Path:
     """Return the path of the assembled, verified embedded model, building it if needed.
 
     A marker file beside the model records size and mtime of a verified file, so later starts
     skip the hash. Raises ModelUnavailable with a fix in its message.
     """
-    target = cache_dir() / "models" / model.filename
+    target = embedded_path(model)
     marker = target.with_suffix(".verified")
-    if target.is_file() and marker.is_file() and marker.read_text() == _stamp(target):
+    if _verified(target):
         return target
     if target.is_file() and target.stat().st_size == model.size:
         if _sha256([target], model.size, progress) == model.sha256:
@@ -156,24 +168,43 @@ def check_model_file(path: str | Path) -> Path:
     """A configured model path, checked to exist and to start like a GGUF file."""
     p = Path(path).expanduser()
     if not p.is_file():
-        raise ModelUnavailable(f"model file not found: {p} (fix [model] path in the config)")
+        what = _not_a_file(p)
+        raise ModelUnavailable(f"{what}: {p} (fix [model] path in the config)")
     with p.open("rb") as f:
         if f.read(4) != b"GGUF":
             raise ModelUnavailable(f"{p} is not a GGUF file (fix [model] path in the config)")
     return p
 
 
+def _not_a_file(path: Path) -> str:
+    """Why ``path`` cannot be read as a model file, in a few words."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "model file not found"
+    except OSError as exc:
+        return f"model file cannot be read ({exc.strerror})"
+    if stat.S_ISDIR(mode):
+        return "the model path is a directory, not a GGUF file"
+    if stat.S_ISFIFO(mode):
+        return "the model path is a pipe (FIFO), not a GGUF file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "the model path is a device, not a GGUF file"
+    return "the model path is not a regular file"
+
+
 DISABLED = ("none", "off", "false")
 """``model.draft_path`` values that turn the draft model off."""
 
 
-def resolve_model_paths(config: Config, progress: Progress | None = None
+def resolve_model_paths(config: Config, progress: LoadProgress | None = None
                         ) -> tuple[Path, Path | None]:
     """The target and draft files the config names, assembling the embedded defaults.
 
     With no ``model.path`` the embedded target runs, with the embedded draft unless
     ``model.draft_path`` names another file or turns it off (or speculation is off). A
-    configured target gets a draft only when ``model.draft_path`` names one.
+    configured target gets a draft only when ``model.draft_path`` names one. ``progress``
+    hears each assembly as its ``prepare:<file>`` stage.
 
     Raises:
         ModelUnavailable: a file is missing, is no GGUF, or cannot be assembled.
@@ -183,9 +214,52 @@ def resolve_model_paths(config: Config, progress: Progress | None = None
     if mc.path:
         target = check_model_file(mc.path)
         return target, check_model_file(mc.draft_path) if mc.draft_path and not draft_off else None
-    target = ensure_embedded(DEFAULT_TARGET, progress)
+    target = _ensure(DEFAULT_TARGET, progress)
     if draft_off or not config.speculative.enabled:
         return target, None
     if mc.draft_path:
         return target, check_model_file(mc.draft_path)
-    return target, ensure_embedded(DEFAULT_DRAFT, progress)
+    return target, _ensure(DEFAULT_DRAFT, progress)
+
+
+def _ensure(model: EmbeddedModel, progress: LoadProgress | None) -> Path:
+    stage = progress.stage(prepare_key(model.filename)) if progress is not None else None
+    return ensure_embedded(model, stage)
+
+
+def load_plan(config: Config) -> list[Stage]:
+    """The stages of loading what the config names, in order, each weighed by its bytes:
+    assembling each embedded model not yet verified, then reading each model's weights.
+
+    A file that is missing still gets its stages (the load will fail on it and say why).
+    """
+    mc = config.model
+    draft_off = mc.draft_path.lower() in DISABLED or not config.speculative.enabled
+    prepare: list[Stage] = []
+    files: list[tuple[str, int]] = []
+    if mc.path:
+        files.append(_file_entry(Path(mc.path).expanduser()))
+    else:
+        files.append(_embedded_entry(DEFAULT_TARGET, prepare))
+    draft = None
+    if not draft_off and mc.draft_path:
+        draft = _file_entry(Path(mc.draft_path).expanduser())
+    elif not draft_off and not mc.path:
+        draft = _embedded_entry(DEFAULT_DRAFT, prepare)
+    if draft is not None and config.speculative.draft_model:  # the engine reads it
+        files.append(draft)
+    return prepare + [Stage(load_key(name), f"loading {name}", size) for name, size in files]
+
+
+def _file_entry(path: Path) -> tuple[str, int]:
+    try:
+        return path.name, path.stat().st_size
+    except OSError:
+        return path.name, 0
+
+
+def _embedded_entry(model: EmbeddedModel, prepare: list[Stage]) -> tuple[str, int]:
+    if not _verified(embedded_path(model)):
+        prepare.append(Stage(prepare_key(model.filename), f"preparing {model.filename}",
+                             model.size))
+    return model.filename, model.size

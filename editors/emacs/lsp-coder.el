@@ -1,7 +1,7 @@
 ;;; lsp-coder.el --- Local AI code completion with lsp-coder and eglot -*- lexical-binding: t -*-
 
 ;; Version: 0.1.0
-;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0"))
 ;; Keywords: languages, tools, completion
 
 ;;; Commentary:
@@ -11,10 +11,14 @@
 ;; M-x eglot.  Suggestions come through `completion-at-point' (and so through company,
 ;; corfu or the *Completions* buffer).
 ;;
-;; NOTE: eglot runs one language server per major mode.  The entry added here comes first
-;; in `eglot-server-programs', so for the modes in `lsp-coder-modes' it replaces the
-;; server eglot would otherwise start (pylsp, rust-analyzer, ...).  List only the modes
-;; where you want lsp-coder instead.
+;; NOTE: eglot runs one language server per major mode.  The entry added for
+;; `lsp-coder-modes' makes lsp-coder that server.  To keep your own server (pylsp,
+;; rust-analyzer, ...) and add lsp-coder beside it, run both through the LSP multiplexer
+;; rassumfrassum (`pip install rassumfrassum'):
+;;
+;;   (lsp-coder-eglot-beside '(python-mode python-ts-mode) '("pylsp"))
+;;
+;; lsp-mode runs several servers per buffer by itself: see lsp-coder-lsp-mode.el.
 ;;
 ;; Settings go to the server as "initializationOptions": the same tree as lsp-coder's
 ;; config.toml, written as a plist with snake_case keys, for example
@@ -25,8 +29,9 @@
 
 ;;; Code:
 
-(require 'eglot)
 (require 'jsonrpc)
+(declare-function eglot-current-server "eglot")
+(defvar eglot-server-programs)
 
 (defgroup lsp-coder nil
   "Local AI code completion with lsp-coder."
@@ -49,9 +54,14 @@ so the server uses its config file, else its defaults."
     js-mode js-ts-mode typescript-mode typescript-ts-mode
     go-mode go-ts-mode
     c-mode c-ts-mode c++-mode c++-ts-mode)
-  "Major modes whose buffers eglot connects to lsp-coder.
-Set this before loading lsp-coder.el."
+  "Major modes whose buffers eglot connects to lsp-coder alone.
+Set this before loading lsp-coder.el; nil when every mode uses
+`lsp-coder-eglot-beside'."
   :type '(repeat symbol))
+
+(defcustom lsp-coder-rass-program "rass"
+  "The program of the LSP multiplexer rassumfrassum (pip install rassumfrassum)."
+  :type 'string)
 
 (defun lsp-coder-eglot-contact (&optional _interactive)
   "The eglot contact for lsp-coder, read from the current settings."
@@ -59,7 +69,33 @@ Set this before loading lsp-coder.el."
           (list :initializationOptions
                 (or lsp-coder-initialization-options (make-hash-table)))))
 
-(add-to-list 'eglot-server-programs (cons lsp-coder-modes #'lsp-coder-eglot-contact))
+(defun lsp-coder-rass-contact (server)
+  "The eglot contact that runs SERVER and lsp-coder together through rassumfrassum.
+SERVER is a command list such as (\"pylsp\").  The server comes first, so the
+requests only one server answers (hover, definition, rename) go to it; completions
+come from both.  lsp-coder's settings travel under the `rass' key of the
+initializationOptions, which rass gives to lsp-coder alone."
+  (let ((name (file-name-nondirectory (car lsp-coder-command))))
+    (append (list lsp-coder-rass-program "--") server (list "--") lsp-coder-command
+            (list :initializationOptions
+                  (list :rass (list (intern (concat ":" (regexp-quote name)))
+                                    (or lsp-coder-initialization-options
+                                        (make-hash-table))))))))
+
+(defun lsp-coder-eglot-beside (modes server)
+  "Make eglot run SERVER and lsp-coder side by side in MODES.
+MODES is a major mode or a list of them; SERVER the command list of the language
+server you use there, for example (\"pylsp\") or (\"rust-analyzer\").  The entry
+goes first in `eglot-server-programs', and reads the settings each time eglot
+connects."
+  (with-eval-after-load 'eglot
+    (add-to-list 'eglot-server-programs
+                 (cons modes (lambda (&optional _interactive)
+                               (lsp-coder-rass-contact server))))))
+
+(with-eval-after-load 'eglot
+  (when lsp-coder-modes
+    (add-to-list 'eglot-server-programs (cons lsp-coder-modes #'lsp-coder-eglot-contact))))
 
 (defun lsp-coder-show-stats ()
   "Show the lsp-coder server's counters (the lspCoder.stats command)."

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..config import Config
+from ..config import Config, redact_url, url_problem
 from ..engine.engine import Engine
 from ..engine.llama import ModelLoadError
-from ..model_files import ModelUnavailable, Progress, resolve_model_paths
+from ..load_progress import LoadProgress
+from ..model_files import ModelUnavailable, resolve_model_paths
 from .base import Backend
 from .fim_text import TemplateError
 from .health import Notify
@@ -34,13 +35,13 @@ class BackendUnavailable(Exception):
 
 
 def open_backend(config: Config, settings: Callable[[], Config],
-                 progress: Progress | None = None, notify: Notify | None = None) -> Backend:
+                 progress: LoadProgress | None = None, notify: Notify | None = None) -> Backend:
     """The backend for ``config`` (raises BackendUnavailable).
 
     ``settings`` gives the current settings later on (the completion service owns them).
-    ``progress`` hears about model files being assembled; ``notify`` gets a serving engine's
-    one-per-outage messages. A draft model that cannot be used only costs the draft (a
-    warning in the engine's ``warnings``).
+    ``progress`` hears the model files being assembled and their weights read; ``notify``
+    gets a serving engine's one-per-outage messages. A draft model that cannot be used only
+    costs the draft (a warning in the engine's ``warnings``).
     """
     if config.backend.kind != "local":
         try:
@@ -55,7 +56,7 @@ def open_backend(config: Config, settings: Callable[[], Config],
             target, draft = resolve_model_paths(replace(config, model=replace(
                 config.model, draft_path="none")), progress)
             draft_problem = f"draft model not used ({exc}); completing without a draft model"
-        engine = Engine(target, draft, config)
+        engine = Engine(target, draft, config, progress)
     except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
         message = str(exc)
         if "config" not in message:
@@ -69,9 +70,11 @@ def open_backend(config: Config, settings: Callable[[], Config],
 def remote_backend(config: Config, notify: Notify | None = None) -> RemoteBackend:
     """The HTTP backend for ``config.backend`` (raises BackendConfigError, TemplateError)."""
     bc = config.backend
-    if not bc.url.startswith(("http://", "https://")):
+    if not bc.url:
         raise BackendConfigError(f"[backend] kind = {bc.kind!r} needs url ="
-                                 f" 'http://host:port' (got {bc.url!r})")
+                                 " 'http://host:port'")
+    if problem := url_problem(bc.url):
+        raise BackendConfigError(f"[backend] url = {redact_url(bc.url)!r}: {problem}")
     if bc.kind == "ollama" and not bc.model:
         raise BackendConfigError("[backend] kind = 'ollama' needs model (an Ollama model name)")
     return REMOTE_KINDS[bc.kind](config, notify)

@@ -30,8 +30,9 @@ def explain(error: TransportError, url: str, api_key_env: str) -> str:
         return (f"{where} is not reachable ({error.detail}): start it, or fix [backend] url;"
                 " completions resume by themselves once it answers")
     if error.kind == "timeout":
-        return (f"{where} did not answer in time: it is overloaded or too slow for this team;"
-                " raise [backend] timeout_ms or add capacity; retrying in the background")
+        return (f"{where} did not answer in time ({error.detail}): it is overloaded or too"
+                " slow for this team; raise [backend] timeout_ms or add capacity; retrying in"
+                " the background")
     if error.kind == "tls":
         return (f"{where}: {error.detail}: set [backend] ca_file to the CA that signed its"
                 " certificate (or fix the certificate)")

@@ -45,13 +45,22 @@ class Prompt:
     """Lines at the front of the text above that the window left out."""
 
 
-def _trim_front(tokens: list[int], limit: int) -> list[int]:
-    return tokens[len(tokens) - limit :] if len(tokens) > limit else tokens
-
-
 TYPED_STEP_TOKENS = 64
 """The room kept for the cursor line's typed text (and for the recent lines) grows in steps of
-this many tokens."""
+this many tokens; a typed text too long for its budget loses its front in steps of as many."""
+
+
+def _trim_front(tokens: list[int], limit: int) -> list[int]:
+    """The end of a typed text too long for ``limit`` tokens (a very long line).
+
+    The front is dropped in steps of ``TYPED_STEP_TOKENS``, so while the user types the kept
+    start stays where it was for that many tokens and the cache keeps the prompt: dropping
+    exactly the excess moved the start at every key, and every key read the whole line's
+    window again.
+    """
+    if len(tokens) <= limit:
+        return tokens
+    return tokens[_steps(len(tokens) - limit) * TYPED_STEP_TOKENS :]
 
 
 def _steps(n: int) -> int:

@@ -13,7 +13,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..config import Config
+import httpx
+
+from ..config import Config, redact_url
 from ..shared_types import (
     BackendResult,
     FimQuery,
@@ -27,6 +29,9 @@ from .token_counts import TokenCounter, vocab_counter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
 
 log = logging.getLogger(__name__)
+
+MAX_CHARS_PER_TOKEN = 64
+"""A suggestion longer than ``max_tokens`` times this is cut there, whatever the engine sends."""
 
 
 @dataclass(slots=True)
@@ -61,7 +66,9 @@ class RemoteBackend:
     def __init__(self, config: Config, notify: Notify | None = None) -> None:
         bc = config.backend
         self.config = config
-        self.url = self.base_url(bc.url)
+        base = httpx.URL(self.base_url(bc.url))
+        self.url = redact_url(str(base))  # what messages, logs and stats show
+        login = (base.username, base.password) if base.username or base.password else None
         self.model = bc.model
         api_key_env = bc.api_key_env
 
@@ -69,7 +76,9 @@ class RemoteBackend:
             return os.environ.get(api_key_env) if api_key_env else None
 
         self.transport = HttpTransport(TransportSettings(
-            base_url=self.url, headers=dict(bc.headers), timeout_s=bc.timeout_ms / 1000,
+            base_url=str(base.copy_with(userinfo=b"")), login=login, headers=dict(bc.headers),
+            timeout_s=bc.timeout_ms / 1000,
+            stream_timeout_s=max(bc.stream_timeout_ms, bc.timeout_ms) / 1000,
             verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
         self.health = Health(self.url, api_key_env, self.probe, notify)
         self.count_tokens = self._counter(config)
@@ -104,6 +113,8 @@ class RemoteBackend:
         start = time.perf_counter()
         first_ms: float | None = None
         text, reason = "", StopReason.MAX_TOKENS
+        pieces = 0
+        max_chars = query.max_tokens * MAX_CHARS_PER_TOKEN
         final = Event()
         with self._lock:
             self.totals["completions"] += 1
@@ -112,6 +123,9 @@ class RemoteBackend:
             for event in self.events(self.body(query), query.cancelled):
                 take_usage(final, event)
                 if event.text:
+                    if pieces >= query.max_tokens:
+                        break  # an engine that ignores max_tokens: cut where it should stop
+                    pieces += 1
                     if first_ms is None:
                         first_ms = (time.perf_counter() - start) * 1000
                     text += event.text
@@ -119,6 +133,9 @@ class RemoteBackend:
                     if cut is not None:
                         text, reason = text[:cut], StopReason.STOP_RULE
                         break  # closes the response: the engine stops generating
+                    if len(text) >= max_chars:
+                        text = text[:max_chars]
+                        break
                     if query.on_text is not None:
                         query.on_text(text)
                 if event.done:
@@ -145,13 +162,23 @@ class RemoteBackend:
     def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:
         """The parsed events of a streamed request; raises TransportError (an error event
         too) or Cancelled."""
+        events = 0
         for line in self.transport.stream_lines(self.stream_path, body, cancelled):
-            event = self.parse(line)
+            try:
+                event = self.parse(line)
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:
+                raise TransportError("protocol", "a stream line that is not the expected JSON"
+                                     f" ({type(exc).__name__}): is [backend] kind right?"
+                                     ) from None
             if event is None:
                 continue
             if event.error:
                 raise TransportError("protocol", event.error)
+            events += 1
             yield event
+        if not events:
+            raise TransportError("protocol", "the answer held no completion: is [backend] url"
+                                 " the engine's address and [backend] kind right?")
 
     def probe(self) -> None:
         """One cheap request that succeeds when the engine can serve (raises TransportError)."""

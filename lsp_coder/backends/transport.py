@@ -5,6 +5,12 @@ inference worker thread) consumes a stream line by line and polls its cancel che
 waits; a cancel, a stop rule or a superseding request cancels the reading task, which closes
 the response (the engine sees the disconnect and frees its slot) without waiting for the next
 byte from the engine.
+
+Every stream is bounded, whatever the engine does: ``timeout_s`` until its first line that
+carries something and between two such lines (blank lines and SSE comments such as ``: ping``
+do not count), ``stream_timeout_s`` for the whole stream, and ``max_stream_bytes`` read. A
+redirect is followed once when it stays on the same scheme, host and port, else reported; an
+answer that is not a stream (an HTML page) is reported.
 """
 
 from __future__ import annotations
@@ -13,13 +19,23 @@ import asyncio
 import queue
 import ssl
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import httpx
 
+from ..config import redact_url
+
 _POLL_S = 0.01
-"""How often a waiting stream looks at its cancel check."""
+"""How often a waiting stream looks at its cancel check and deadlines."""
+
+MAX_STREAM_BYTES = 1 << 20
+"""What one completion's stream may send in all (a few KiB is usual)."""
+
+STREAM_TYPES = ("text/event-stream", "application/x-ndjson", "application/json",
+                "application/jsonl", "application/x-jsonlines", "text/plain", "")
+"""Content types a completion stream may come as."""
 
 
 class TransportError(Exception):
@@ -39,8 +55,15 @@ class TransportSettings:
     base_url: str
     headers: dict[str, str]
     timeout_s: float
+    """Until a stream's first line that carries something, and between two such lines."""
+    stream_timeout_s: float = 20.0
+    """The whole of one stream."""
+    max_stream_bytes: int = MAX_STREAM_BYTES
     verify: bool = True
     ca_file: str = ""
+    login: tuple[str, str] | None = None
+    """User and password for HTTP Basic auth (from the URL, which is sent and logged without
+    them)."""
     bearer: Callable[[], str | None] = lambda: None
     """Returns the token at each request (read from the environment, never stored)."""
 
@@ -68,6 +91,7 @@ class HttpTransport:
             verify = ssl.create_default_context(cafile=s.ca_file)
         return httpx.AsyncClient(
             base_url=s.base_url, headers=s.headers, verify=verify,
+            auth=httpx.BasicAuth(*s.login) if s.login else None,
             timeout=httpx.Timeout(s.timeout_s, connect=min(s.timeout_s, 3.0)),
             limits=httpx.Limits(max_connections=16, max_keepalive_connections=8,
                                 keepalive_expiry=60.0))
@@ -97,6 +121,10 @@ class HttpTransport:
                                                   headers=self._headers(), timeout=timeout)
         except httpx.HTTPError as exc:
             raise _classify(exc) from None
+        if response.is_redirect:
+            location = redact_url(str(response.request.url.join(response.headers["location"])))
+            raise TransportError("http", f"HTTP {response.status_code}: the engine redirects to"
+                                 f" {location}: set [backend] url to that address")
         _check_status(response.status_code, response.headers, response.text[:200])
         try:
             return response.json()
@@ -115,13 +143,20 @@ class HttpTransport:
         lines: queue.SimpleQueue = queue.SimpleQueue()
         done = object()
         task = self._call(self._spawn(self._read(path, body, lines, done)), None)
+        start = last = time.monotonic()
         try:
             while True:
                 try:
                     item = lines.get(timeout=_POLL_S)
                 except queue.Empty:
+                    item = None
                     if cancelled():
                         raise Cancelled() from None
+                now = time.monotonic()
+                if isinstance(item, str) and _carries_something(item):
+                    last = now
+                self._check_deadlines(start, last, now)
+                if item is None:
                     continue
                 if item is done:
                     return
@@ -137,22 +172,64 @@ class HttpTransport:
     async def _spawn(self, coro) -> asyncio.Task:
         return asyncio.ensure_future(coro)
 
+    def _check_deadlines(self, start: float, last: float, now: float) -> None:
+        s = self.settings
+        if now - last > s.timeout_s:
+            what = "its first token" if last == start else "the next token"
+            raise TransportError("timeout", f"no {what} in {s.timeout_s:g} s")
+        if now - start > s.stream_timeout_s:
+            raise TransportError("timeout", f"the stream went on past {s.stream_timeout_s:g} s"
+                                 " ([backend] stream_timeout_ms)")
+
     async def _read(self, path: str, body: dict, lines: queue.SimpleQueue, done: object) -> None:
-        self.requests += 1
         try:
-            async with self._client.stream("POST", path, json=body,
-                                           headers=self._headers()) as response:
-                if response.status_code >= 400:
-                    text = (await response.aread()).decode("utf-8", "replace")[:200]
-                    _check_status(response.status_code, response.headers, text)
-                async for line in response.aiter_lines():
-                    lines.put(line)
+            for _ in range(2):  # a redirect to the same origin is followed once
+                self.requests += 1
+                async with self._client.stream("POST", path, json=body,
+                                               headers=self._headers()) as response:
+                    if response.is_redirect:
+                        path = self._redirect_target(response)
+                        continue
+                    if response.status_code >= 400:
+                        text = (await response.aread()).decode("utf-8", "replace")[:200]
+                        _check_status(response.status_code, response.headers, text)
+                    _check_stream_type(response.headers.get("content-type", ""))
+                    await self._split_lines(response, lines)
+                    return
+            raise TransportError("http", "redirected more than once: set [backend] url to the"
+                                 " engine's own address")
         except TransportError as exc:
             lines.put(exc)
         except httpx.HTTPError as exc:
             lines.put(_classify(exc))
         finally:
             lines.put(done)
+
+    async def _split_lines(self, response: httpx.Response, lines: queue.SimpleQueue) -> None:
+        """Put the body's lines on ``lines``, reading at most ``max_stream_bytes``."""
+        cap = self.settings.max_stream_bytes
+        total = 0
+        pending = b""
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > cap:
+                raise TransportError("protocol", f"the engine sent over {cap // 1024} KiB for"
+                                     " one completion")
+            *whole, pending = (pending + chunk).split(b"\n")
+            for line in whole:
+                lines.put(line.rstrip(b"\r").decode("utf-8", "replace"))
+        if pending:
+            lines.put(pending.rstrip(b"\r").decode("utf-8", "replace"))
+
+    @staticmethod
+    def _redirect_target(response: httpx.Response) -> str:
+        """The URL to post to again, when the redirect stays on the engine's origin."""
+        target = response.request.url.join(response.headers.get("location", ""))
+        here = response.request.url
+        if (target.scheme, target.host, target.port) != (here.scheme, here.host, here.port):
+            raise TransportError("http", f"HTTP {response.status_code}: the engine redirects to"
+                                 f" {redact_url(str(target))}: set [backend] url to that address")
+        return str(target)
 
     def close(self) -> None:
         try:
@@ -173,6 +250,18 @@ def _check_status(status: int, headers: httpx.Headers, text: str) -> None:
     raise TransportError("http", f"HTTP {status}: {_one_line(text)}", status)
 
 
+def _check_stream_type(content_type: str) -> None:
+    kind = content_type.split(";")[0].strip().lower()
+    if kind not in STREAM_TYPES:
+        raise TransportError("protocol", f"the answer is {kind}, not a completion stream: is"
+                             " [backend] url the engine's address?")
+
+
+def _carries_something(line: str) -> bool:
+    """Whether a stream line is more than a blank separator or an SSE comment (a keep-alive)."""
+    return bool(line.strip()) and not line.startswith(":")
+
+
 def _retry_after(headers: httpx.Headers) -> float | None:
     value = headers.get("retry-after", "")
     try:
@@ -189,7 +278,7 @@ def _classify(exc: httpx.HTTPError) -> TransportError:
     cause = exc.__cause__ or exc.__context__
     chain = f"{exc} {cause}"
     if isinstance(exc, httpx.TimeoutException):
-        return TransportError("timeout", "no answer in time")
+        return TransportError("timeout", "the connection timed out")
     if isinstance(cause, ssl.SSLError) or "CERTIFICATE_VERIFY_FAILED" in chain or "SSL" in chain:
         return TransportError("tls", "TLS verification failed")
     if isinstance(exc, (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError,

@@ -11,7 +11,7 @@ import contextlib
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -33,7 +33,9 @@ class Session:
 
     def __init__(self, options: dict[str, Any] | None = None, config: str | None = None,
                  verbose: bool = False, server_log: Path | None = None,
+                 on_progress: Callable[[int, str], None] | None = None,
                  root: Path | None = None) -> None:
+        """``on_progress`` hears the server's load progress (percentage, message)."""
         self.options = options or {}
         self.config = config
         self.root = root
@@ -50,6 +52,18 @@ class Session:
             self.messages.append(params.message)
             if verbose:
                 print(f"[server] {params.message}", flush=True)
+
+        self.on_progress = on_progress
+
+        @self.client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create_progress(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @self.client.feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            value = params.value if isinstance(params.value, dict) else {}
+            if self.on_progress is not None and value.get("kind") in ("begin", "report"):
+                self.on_progress(int(value.get("percentage") or 0), value.get("message") or "")
 
         @self.client.feature(types.WINDOW_LOG_MESSAGE)
         def log_message(params: types.LogMessageParams) -> None:
@@ -84,8 +98,10 @@ class Session:
         folders = None if self.root is None else [
             types.WorkspaceFolder(uri=root_uri, name=self.root.name)]
         await self.client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), process_id=None, root_uri=root_uri,
-            workspace_folders=folders, initialization_options=self.options))
+            capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(
+                work_done_progress=self.on_progress is not None)),
+            process_id=None, root_uri=root_uri, workspace_folders=folders,
+            initialization_options=self.options))
         self.client.initialized(types.InitializedParams())
         deadline = time.monotonic() + timeout_s
         while True:

@@ -15,7 +15,7 @@ from ..backends.base import Backend
 from ..backends.factory import BackendUnavailable, open_backend
 from ..backends.health import Notify
 from ..config import Config
-from ..model_files import Progress
+from ..load_progress import LoadProgress
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +33,13 @@ class BackendLifecycle:
         self.notify: Notify | None = None
         """Where a serving engine's one-per-outage messages go (the server sets it)."""
 
-    def load(self, progress: Progress | None = None) -> str | None:
+    def load(self, progress: LoadProgress | None = None) -> str | None:
         """Open the backend the settings name; returns an error message on failure.
 
         For a local model it is transactional: the new engine is loaded before the old one is
         closed, and on failure the old one (if any) keeps serving. A serving engine replaces
-        the old backend at once (no model is loaded or assembled for it).
+        the old backend at once (no model is loaded or assembled for it). ``progress`` hears
+        each stage of the load, and reaches 100 % when it succeeds.
         """
         config = self.settings()
         remote = config.backend.kind != "local"
@@ -59,6 +60,8 @@ class BackendLifecycle:
         old, self.backend, self.error = self.backend, backend, None
         if old is not None:
             old.close()
+        if progress is not None:
+            progress.finish()  # stages that had nothing to do (a draft left out) count too
         return None
 
     def close(self) -> None:

@@ -17,7 +17,8 @@ from typing import Any, Callable
 from ..backends.base import Backend
 from ..backends.health import Notify
 from ..config import Config
-from ..model_files import Progress
+from ..load_progress import LoadProgress, Stage
+from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
 from .context import split_document, wants_multiline
 from .lifecycle import BackendLifecycle
@@ -120,9 +121,14 @@ class CompletionService:
 
     # -- backend lifecycle (worker thread) ------------------------------------------------------
 
-    def load(self, progress: Progress | None = None) -> str | None:
+    def load_plan(self) -> list[Stage]:
+        """The stages ``load`` will go through (none for a serving engine), for a
+        ``LoadProgress``."""
+        return load_plan(self.config) if self.config.backend.kind == "local" else []
+
+    def load(self, progress: LoadProgress | None = None) -> str | None:
         """Open the backend from the config; returns an error message on failure (see
-        ``BackendLifecycle.load``)."""
+        ``BackendLifecycle.load``). ``progress`` hears every stage of ``load_plan``."""
         return self.lifecycle.load(progress)
 
     def close(self) -> None:
@@ -415,15 +421,22 @@ def _line_limit(max_lines: int) -> Callable[[str], int | None]:
 
 
 def _rest_of_line(text: str, offset: int) -> str:
-    end = text.find("\n", offset)
-    return text[offset : len(text) if end < 0 else end]
+    """The cursor line after the cursor, at most ``FILTER_WINDOW_CHARS`` of it (a suggestion
+    is shown again only where this is the same)."""
+    end = text.find("\n", offset, offset + FILTER_WINDOW_CHARS)
+    return text[offset : min(len(text), offset + FILTER_WINDOW_CHARS) if end < 0 else end]
 
 
 def _filter_window(text: str, offset: int) -> tuple[str, str]:
     """The text before and after the cursor that postprocessing reads: whole lines, about
-    ``FILTER_WINDOW_CHARS`` each way. A filter compares a suggestion only with the lines next
-    to it, and copying or splitting all of a 5 MB document would block for tens of ms."""
-    start = 0 if offset <= FILTER_WINDOW_CHARS else text.rfind(
-        "\n", 0, offset - FILTER_WINDOW_CHARS) + 1
-    end = text.find("\n", offset + FILTER_WINDOW_CHARS)
-    return text[start:offset], text[offset : len(text) if end < 0 else end]
+    ``FILTER_WINDOW_CHARS`` each way (at most twice that: a line longer than that is cut). A
+    filter compares a suggestion only with the lines next to it, and copying or splitting all
+    of a 5 MB document (or of a line of a million characters) would block for tens of ms."""
+    reach = 2 * FILTER_WINDOW_CHARS
+    start = 0
+    if offset > FILTER_WINDOW_CHARS:
+        start = text.rfind("\n", max(0, offset - reach), offset - FILTER_WINDOW_CHARS) + 1
+        start = start or max(0, offset - reach)
+    end = text.find("\n", offset + FILTER_WINDOW_CHARS, offset + reach)
+    end = min(len(text), offset + reach) if end < 0 else end
+    return text[start:offset], text[offset:end]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..config import Config
+from ..load_progress import LoadProgress, load_key
 from ..shared_types import PrefillResult, StopReason
 from .costs import BatchCosts
 from .fim_template import FimTemplate
@@ -19,6 +20,9 @@ from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
 log = logging.getLogger(__name__)
+
+LOAD_STEPS = 1000
+"""The resolution of a weights-read stage: llama.cpp reports a fraction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +49,19 @@ def extra_bufts_enabled(setting: str) -> bool:
 class Engine:
     """Owns the llama.cpp models and contexts; use from one worker thread."""
 
-    def __init__(self, model_path: Path, draft_path: Path | None, config: Config) -> None:
+    def __init__(self, model_path: Path, draft_path: Path | None, config: Config,
+                 progress: LoadProgress | None = None) -> None:
+        """Load the models; ``progress`` hears each file's weights read as its ``load:<file>``
+        stage."""
         self.config = config
+        self._progress = progress
         self.warnings: list[str] = []
         mc = config.model
         params = ModelParams(n_gpu_layers=mc.n_gpu_layers, use_mmap=mc.use_mmap,
                              use_mlock=mc.use_mlock,
                              use_extra_bufts=extra_bufts_enabled(mc.use_extra_bufts))
         self.model_params = params
-        self.model = Model(model_path, params)
+        self.model = Model(model_path, params, self._load_progress(model_path))
         ctx_params = ContextParams(n_ctx=mc.n_ctx, n_batch=mc.n_batch, n_ubatch=mc.n_ubatch,
                                    n_seq_max=mc.n_seq_max, n_threads=mc.n_threads)
         self.ctx = Context(self.model, ctx_params)
@@ -78,6 +86,13 @@ class Engine:
                                    memory=GreedyMemory())
         self.generator.use_memory = config.speculative.greedy_memory
 
+    def _load_progress(self, path: Path) -> Callable[[float], None] | None:
+        """The fraction-of-weights callback for the stage that reads ``path``."""
+        stage = self._progress.stage(load_key(path.name)) if self._progress else None
+        if stage is None:
+            return None
+        return lambda fraction: stage(int(fraction * LOAD_STEPS), LOAD_STEPS)
+
     def _load_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
         try:
             return self._open_draft(path, params, ctx_params)
@@ -87,7 +102,7 @@ class Engine:
             return None
 
     def _open_draft(self, path: Path, params: ModelParams, ctx_params: ContextParams):
-        model = Model(path, params)
+        model = Model(path, params, self._load_progress(path))
         why = vocab_mismatch(self.model, model)
         if why is not None:
             self.warnings.append(f"draft model {path.name} not used: its vocabulary {why}")

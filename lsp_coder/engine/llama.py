@@ -91,6 +91,15 @@ def gpu_offload_supported() -> bool:
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
+def _told(progress: Callable[[float], None], fraction: float) -> bool:
+    """Pass a load's progress on; True lets llama.cpp go on (an exception must not cross C)."""
+    try:
+        progress(fraction)
+    except Exception:  # a listener's bug must not abort the load
+        log.exception("model load progress listener failed")
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class ModelParams:
     """How to load a model file."""
@@ -105,7 +114,9 @@ class ModelParams:
 class Model:
     """A loaded GGUF model and its vocabulary."""
 
-    def __init__(self, path: str | Path, params: ModelParams = ModelParams()) -> None:
+    def __init__(self, path: str | Path, params: ModelParams = ModelParams(),
+                 progress: Callable[[float], None] | None = None) -> None:
+        """Load the file; ``progress`` hears the fraction of the weights read (0..1)."""
         init_backend()
         self.path = Path(path)
         if not self.path.is_file():
@@ -116,6 +127,11 @@ class Model:
         mp.use_mlock = params.use_mlock
         mp.use_extra_bufts = params.use_extra_bufts
         mp.vocab_only = params.vocab_only
+        if progress is not None:
+            # NOTE: kept referenced until the load returns (llama.cpp calls it meanwhile).
+            callback = llama_cpp.llama_progress_callback(lambda fraction, _: _told(progress,
+                                                                                   fraction))
+            mp.progress_callback = callback
         ptr = llama_cpp.llama_model_load_from_file(str(self.path).encode(), mp)
         if not ptr:
             raise ModelLoadError(f"llama.cpp could not load {self.path} (not a valid GGUF model?)")

@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, apply
+from ..load_progress import LoadProgress
 from .documents import word_start
 from .health import register_health_commands
 from .highlights import word_highlights
@@ -28,9 +29,9 @@ log = logging.getLogger(__name__)
 
 STATS_COMMAND = "lspCoder.stats"
 ACCEPTED_COMMAND = "lspCoder.accepted"
-WATCHED_GLOB = ("**/*.{py,pyi,js,mjs,cjs,jsx,ts,mts,cts,tsx,go,rs,c,h,cc,cpp,cxx,hpp,hh,hxx,"
-                "java,lua,sh,bash}")
-"""The files whose changes on disk the workspace index wants to hear of."""
+SORT_AFTER_SERVER_ITEMS = "~"
+"""The ``sortText`` prefix of the completion item: after digits and letters (see
+``_completion_items``)."""
 
 
 def settle_heap() -> None:
@@ -48,13 +49,14 @@ class LspCoderServer(LanguageServer):
 
     def __init__(self, base_config: Config) -> None:
         super().__init__("lsp-coder", __version__, protocol_cls=LspCoderProtocol)
+        self.base_config = base_config  # the config file's (each client's settings go over it)
+        self.load_needed = True  # whether "initialized" loads the model
         self.service = CompletionService(base_config)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats,
                                    lambda: self.config.completion.debounce_ms,
                                    lambda: self.config.idle)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
-        self.watch_task: asyncio.Task | None = None  # keeps the registration from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
 
@@ -79,22 +81,6 @@ class LspCoderServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
-    async def watch_files(self) -> None:
-        """Ask the client to report changed source files (``workspace/didChangeWatchedFiles``)
-        where it can register that dynamically; the workspace index reads them again."""
-        if not get_capability(self.client_capabilities,
-                              "workspace.did_change_watched_files.dynamic_registration", False):
-            return
-        watcher = types.FileSystemWatcher(glob_pattern=WATCHED_GLOB)
-        try:
-            await self.client_register_capability_async(types.RegistrationParams(registrations=[
-                types.Registration(id=str(uuid.uuid4()),
-                                   method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                   register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                       watchers=[watcher]))]))
-        except Exception as exc:  # the client refused: saves still refresh the index
-            log.info("file watching not registered: %s", type(exc).__name__)
-
     async def load_model(self) -> None:
         """Load (or reload) the model on the worker, reporting progress to the client;
         completion requests wait meanwhile."""
@@ -118,17 +104,10 @@ class LspCoderServer(LanguageServer):
         if token is None:
             self.window_log_message(types.LogMessageParams(
                 type=types.MessageType.Info, message="lsp-coder: loading model"))
-        loop = asyncio.get_running_loop()
-        last = [-1]
-
-        def progress(done: int, total: int) -> None:
-            pct = int(done * 100 / max(total, 1))
-            if token is not None and pct != last[0] and pct % 5 == 0:
-                last[0] = pct
-                loop.call_soon_threadsafe(self.work_done_progress.report, token,
-                                          types.WorkDoneProgressReport(
-                                              message="preparing model files", percentage=pct))
-
+        progress = None
+        if token is not None:
+            progress = LoadProgress(self.service.load_plan(),
+                                    self._progress_reporter(token, asyncio.get_running_loop()))
         error = await self.scheduler.run(self.service.load, progress)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
@@ -148,15 +127,26 @@ class LspCoderServer(LanguageServer):
             type=types.MessageType.Info,
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
 
-    def apply_settings(self, layer: Any, source: str) -> bool:
-        """Merge a settings layer into the service's config; True when the model must reload.
+    def _progress_reporter(self, token: str, loop: asyncio.AbstractEventLoop):
+        """A ``LoadProgress`` listener (called on the worker) that reports on ``token``."""
+
+        def report(percent: int, label: str) -> None:
+            loop.call_soon_threadsafe(self.work_done_progress.report, token,
+                                      types.WorkDoneProgressReport(message=label or None,
+                                                                   percentage=percent))
+
+        return report
+
+    def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> bool:
+        """Merge a settings layer into ``over`` (default: the service's config) and use it;
+        True when the model must reload.
 
         On error tell the user and keep the current config.
         """
         if isinstance(layer, dict):
             layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
         try:
-            new = apply(self.config, layer or None, source)
+            new = apply(self.config if over is None else over, layer or None, source)
         except ConfigError as exc:
             if exc.usable is None:
                 self.tell(f"lsp-coder: {exc}; keeping the previous settings")
@@ -164,6 +154,15 @@ class LspCoderServer(LanguageServer):
             self.tell(f"lsp-coder: {exc}; keeping the previous value")
             new = exc.usable
         return self.service.reconfigure(new)
+
+    def next_client(self) -> None:
+        """The ``--tcp`` client left without ``exit``: forget its documents and requests, keep
+        the model for the next client."""
+        for uri in self.protocol.documents.uris():
+            self.service.forget(uri)
+            self.scheduler.forget(uri)
+        self.protocol.next_client()
+        self.process_id = None  # the next editor's, from its initialize
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
         """The completion request at a position of an open document, the document and the
@@ -187,17 +186,21 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
-        ls.apply_settings(params.initialization_options, "initializationOptions")  # loads later
+        # Over the config file's settings: a client after another (--tcp) brings its own.
+        reload = ls.apply_settings(params.initialization_options, "initializationOptions",
+                                   over=ls.base_config)
         ls.service.workspace_folders(_folders(params))
-        ls.scheduler.begin_loading()  # requests wait until the load (after "initialized") ends
+        ls.load_needed = reload or not ls.service.loaded  # loaded after "initialized"
+        if ls.load_needed:
+            ls.scheduler.begin_loading()  # requests wait until the load ends
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
         if startup_problem:
             ls.tell(startup_problem)
         ls.loop = asyncio.get_running_loop()
-        ls.load_task = asyncio.ensure_future(ls.load_model())
-        ls.watch_task = asyncio.ensure_future(ls.watch_files())
+        if ls.load_needed:
+            ls.load_task = asyncio.ensure_future(ls.load_model())
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
@@ -303,6 +306,17 @@ def _inline_items(suggestion: Suggestion, position: types.Position):
 
 def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
                       position: types.Position) -> list[types.CompletionItem]:
+    """The suggestion as one menu item, ranked after the language server's items that match
+    the typed word as well as it does.
+
+    Not preselected. ``sortText`` is ``~`` and the label: ``~`` sorts after the digits and
+    letters the servers' own ``sortText`` keys are made of (jedi ``v0001``, gopls ``00001``,
+    rust-analyzer hex), so a client that orders by ``sortText`` alone (eglot, Neovim's
+    menu) shows the server's exact names first and this multi-line guess below them, and a
+    client that ranks by how well the typed text matches first (VS Code, Helix) still lifts it
+    when the user types further into the suggestion than any other item matches. Kind Text,
+    not Snippet: VS Code's ``editor.snippetSuggestions = "top"`` lifts snippets above all.
+    """
     if not suggestion.text:
         return []
     line_start = req.text.rfind("\n", 0, req.offset) + 1
@@ -313,12 +327,11 @@ def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,
     label = new_text.split("\n", 1)[0].strip() or new_text.strip().split("\n", 1)[0]
     return [types.CompletionItem(
         label=label,
-        kind=types.CompletionItemKind.Snippet,
+        kind=types.CompletionItemKind.Text,
         detail="lsp-coder",
         documentation=types.MarkupContent(kind=types.MarkupKind.PlainText, value=new_text),
         filter_text=new_text,
-        sort_text="0000",
-        preselect=True,
+        sort_text=SORT_AFTER_SERVER_ITEMS + label,
         insert_text_format=types.InsertTextFormat.PlainText,
         text_edit=types.TextEdit(
             range=types.Range(start=types.Position(line=position.line, character=start_char),

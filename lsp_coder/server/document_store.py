@@ -227,3 +227,6 @@ class DocumentStore:
 
     def __contains__(self, uri: str) -> bool:
         return uri in self._docs
+
+    def uris(self) -> list[str]:
+        return list(self._docs)

@@ -62,6 +62,7 @@ class FrameReader:
         self._buf = bytearray()
         self._need: int | None = None  # body length while a body is being read
         self._skipping = False  # inside garbage: reported once, until the next header
+        self._unsized = False  # the body being read had an unusable Content-Length
 
     def feed(self, data: bytes) -> list[Message | Damaged]:
         """Add bytes; returns the messages (and damaged frames) they complete, in order."""
@@ -91,15 +92,17 @@ class FrameReader:
             self._need = None
             self._buf = bytearray(data[at:])
             return [Damaged("invalid JSON", _guess_request_id(data[:at]))] + self.feed(b"")
+        reason = self._long_reason()
         self._need = None
         self._buf.clear()
-        return [Damaged("Content-Length longer than the message", _request_id(message))]
+        return [Damaged(reason, _request_id(message))]
 
     # -- headers --------------------------------------------------------------------------------
 
     def _header(self, out: list[Message | Damaged]) -> bool:
         """Read one header block; False when more bytes are needed."""
         buf = self._buf
+        self._unsized = False
         start = 0
         while start < len(buf) and buf[start] in b" \t\r\n":
             start += 1
@@ -122,7 +125,12 @@ class FrameReader:
             if name.strip().lower() == b"content-length":
                 value = value.strip()
                 length = int(value) if value.isdigit() else -1
-        if length is None or length < 0 or length > MAX_BODY_BYTES:
+        unusable = length is not None and (length < 0 or length > MAX_BODY_BYTES)
+        if unusable and bytes(buf[1: end.start()]).lower().find(MARKER) < 0:
+            # A whole header with a size that cannot be used (``+12``, ``2**62``): the body
+            # runs to the next frame, or to where the client waits, and its id is answered.
+            length, self._unsized = MAX_BODY_BYTES + 1, True
+        elif length is None or unusable:
             # The body cannot be delimited: look for the next header (which may even be
             # inside this header's damaged value).
             what = "missing" if length is None else "not a valid size"
@@ -188,10 +196,16 @@ class FrameReader:
                 del buf[:end]
                 return True
             body, rest = data[:cut], data[cut:]
-        out.append(Damaged("Content-Length longer than the message", _request_id(_parse(body))))
+        out.append(Damaged(self._long_reason(), _request_id(_parse(body))))
         self._need = None
         self._buf = bytearray(rest)
         return True
+
+    def _long_reason(self) -> str:
+        """Why a body ended before its Content-Length (and forget the unusable size)."""
+        unsized, self._unsized = self._unsized, False
+        return ("Content-Length not a valid size" if unsized
+                else "Content-Length longer than the message")
 
     @staticmethod
     def _complete_before_marker(body: bytes | bytearray, scan_from: int) -> int | None:

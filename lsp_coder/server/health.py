@@ -4,7 +4,8 @@
 client can compare it with its own after the same edits); ``lspCoder.health`` returns the
 longest time the event loop was blocked since the last call (wall and CPU time), including a
 block that ended just before it, and how many handlers and requests the protocol still tracks.
-Nothing here is logged.
+The loop is watched only while someone measures: from a call until ``WATCH_FOR_S`` after the
+last one (an idle server's loop sleeps). Nothing here is logged.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 DOCUMENT_COMMAND = "lspCoder.document"
 HEALTH_COMMAND = "lspCoder.health"
 TICK_S = 0.005
+WATCH_FOR_S = 60.0
+"""The watch stops this long after the last ``lspCoder.health`` call."""
 
 
 class LoopWatch:
@@ -29,9 +32,21 @@ class LoopWatch:
     def __init__(self) -> None:
         self.max_block_ms = 0.0
         self.max_busy_ms = 0.0
+        self._asked = 0.0  # when a measure was last asked for (time.monotonic)
+        self._task: asyncio.Task | None = None  # the ticking timer, while watched
 
-    async def run(self) -> None:
-        while True:
+    def watch(self) -> None:
+        """Watch the loop (event loop thread) until ``WATCH_FOR_S`` from now."""
+        self._asked = time.monotonic()
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._run())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _run(self) -> None:
+        while time.monotonic() - self._asked < WATCH_FOR_S:
             start, cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(TICK_S)
             late_ms = (time.perf_counter() - start - TICK_S) * 1000
@@ -47,7 +62,8 @@ class LoopWatch:
 
 
 def register_health_commands(server: Any) -> None:
-    """Add the two commands to ``server`` and give it a ``loop_watch`` for the transport."""
+    """Add the two commands to ``server`` and give it a ``loop_watch`` (the transport stops
+    it at the end)."""
     server.loop_watch = LoopWatch()
 
     @server.command(DOCUMENT_COMMAND)
@@ -59,6 +75,7 @@ def register_health_commands(server: Any) -> None:
 
     @server.command(HEALTH_COMMAND)
     async def health(ls: Any, *args: Any) -> dict:
+        ls.loop_watch.watch()
         # A block that ended in this same loop turn (say, parsing a big message that arrived
         # in the same read as this request) is recorded once the watch's timer has fired.
         await asyncio.sleep(2 * TICK_S)

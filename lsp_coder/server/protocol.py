@@ -30,12 +30,15 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+MAX_METHOD_SHOWN = 100
+"""Longer method names are cut in logs and error messages."""
 
 
 class LspCoderProtocol(LanguageServerProtocol):
     """pygls's LSP protocol with message validation and LSP's lifecycle rules."""
 
     def __init__(self, server: Any, converter: cattrs.Converter) -> None:
+        converter.register_structure_hook(int, _strict_int)
         super().__init__(server, converter)
         self.initialize_received = False
         self.exit_code: int | None = None
@@ -80,20 +83,23 @@ class LspCoderProtocol(LanguageServerProtocol):
             return self._invalid(rid if has_id else None, "the method must be a string")
         if not item.utf8:
             if has_id:
-                return self._error(rid, PARSE_ERROR, f"Parse error: {method}: not UTF-8")
-            log.warning("%s: not UTF-8; invalid bytes replaced by U+FFFD", method)
-        if method == types.EXIT:  # honoured whatever else the message says
+                return self._error(rid, PARSE_ERROR, f"Parse error: {shown(method)}: not UTF-8")
+            log.warning("%s: not UTF-8; invalid bytes replaced by U+FFFD", shown(method))
+        if method == types.EXIT:  # honoured whatever else the message says, unless sent
+            if has_id:           # as a request: answered like any other notification
+                return self._invalid(rid, f"{method} is a notification")
             return types.ExitNotification(jsonrpc="2.0")
         if self._shutdown:
             if has_id:
-                return self._error(rid, INVALID_REQUEST, f"{method}: the server is shut down")
+                return self._error(rid, INVALID_REQUEST,
+                                   f"{shown(method)}: the server is shut down")
             return None
         if not self.initialize_received:
             if method != types.INITIALIZE or not has_id:
                 if has_id:
                     return self._error(rid, SERVER_NOT_INITIALIZED,
-                                       f"{method}: the server is not initialized yet")
-                log.info("dropped %s before initialize", method)
+                                       f"{shown(method)}: the server is not initialized yet")
+                log.info("dropped %s before initialize", shown(method))
                 return None
         elif method == types.INITIALIZE:
             return self._invalid(rid, "initialize may only be sent once")
@@ -110,9 +116,9 @@ class LspCoderProtocol(LanguageServerProtocol):
             if method in self.fm.features:  # a custom method: pygls's generic message types
                 return self.structure_message(value)
             if has_id:
-                return self._error(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
+                return self._error(rid, METHOD_NOT_FOUND, f"Method not found: {shown(method)}")
             if not method.startswith("$/"):
-                log.info("ignored notification %s", method)
+                log.info("ignored notification %s", shown(method))
             return None
         is_request_type = "id" in attrs.fields_dict(kind)
         if has_id != is_request_type:
@@ -184,6 +190,17 @@ class LspCoderProtocol(LanguageServerProtocol):
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
+    def next_client(self) -> None:
+        """The client left without ``exit`` (``--tcp``): the next one starts afresh, with
+        ``initialize``. Its requests still running are cancelled (never answered to another
+        client) and its documents closed."""
+        for future in list(self._request_futures.values()):
+            future.cancel()
+        self._request_futures.clear()
+        self.initialize_received = False
+        self._shutdown = False
+        self.documents = DocumentStore()
+
     # -- documents (our store replaces pygls's workspace copies) --------------------------------
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -235,6 +252,28 @@ class LspCoderProtocol(LanguageServerProtocol):
             yield user_handler, args, None
         self.exit_code = 0 if self._shutdown else 1
         self.on_exit(self.exit_code)
+
+
+def shown(method: str) -> str:
+    """A method name as logs and error messages show it: cut to ``MAX_METHOD_SHOWN``."""
+    if len(method) <= MAX_METHOD_SHOWN:
+        return method
+    return f"{method[:MAX_METHOD_SHOWN]}... ({len(method)} characters)"
+
+
+def _strict_int(value: Any, kind: type) -> int:
+    """An LSP integer: a JSON number without a fraction (``0.5``, ``"3"`` and ``true`` are
+    invalid params, not rounded or converted). ``bool`` (an int subclass) keeps cattrs's
+    conversion."""
+    if kind is not int:
+        return kind(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected an integer, got {_kind(value)}")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("expected an integer, got a number with a fraction")
+        return int(value)
+    return value
 
 
 def _valid_id(rid: Any) -> bool:

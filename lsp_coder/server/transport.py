@@ -1,8 +1,10 @@
-"""Serve one client over stdio or TCP: our own reader, and an end the way LSP says.
+"""Serve a client over stdio or TCP: our own reader, and an end the way LSP says.
 
 The session ends on ``exit`` (code 0 after ``shutdown``, 1 without), when the client's stream
-closes, on SIGTERM or SIGINT, or when the editor's process is gone; without ``shutdown`` first
-the code is 1. The caller then ends the process (``lifecycle.exit_now``).
+closes (over stdio), on SIGTERM or SIGINT, or when the editor's process is gone; without
+``shutdown`` first the code is 1. The caller then ends the process (``lifecycle.exit_now``).
+Over TCP a client that disconnects without ``exit`` (or ``shutdown``) leaves the server
+waiting, model loaded, for the next one; a second client while one is connected is refused.
 """
 
 from __future__ import annotations
@@ -88,6 +90,23 @@ class Session:
             except Exception:  # a bug here must not stop the reader
                 log.exception("failed to handle a message")
 
+    def client_left(self) -> None:
+        """A TCP client disconnected: after its queued messages, end the session if it shut
+        the server down, else make ready for the next client."""
+        asyncio.get_running_loop().call_soon(self._next_client)
+
+    def _next_client(self) -> None:
+        if self.done.done():
+            return
+        if self.protocol.shut_down:
+            self.finish(None)
+            return
+        if self._stall is not None:
+            self._stall.cancel()
+        self.reader = FrameReader()
+        self.server.next_client()
+        log.warning("the client disconnected; waiting for the next one")
+
     def finish(self, code: int | None) -> None:
         """End the session; ``None``: 0 if ``shutdown`` was answered, else 1."""
         if self.done.done():
@@ -106,13 +125,13 @@ class Session:
             loop.add_signal_handler(sig, self.finish, None)
         tasks = [asyncio.ensure_future(watch_parent(
             lambda: getattr(self.server, "process_id", None), lambda: self.finish(None)))]
-        if (loop_watch := getattr(self.server, "loop_watch", None)) is not None:
-            tasks.append(asyncio.ensure_future(loop_watch.run()))
         try:
             return await self.done
         finally:
             for task in tasks:
                 task.cancel()
+            if (loop_watch := getattr(self.server, "loop_watch", None)) is not None:
+                loop_watch.stop()
 
 
 def _run(main: Callable[[], Any]) -> int:
@@ -157,7 +176,7 @@ def serve_stdio(server: Any, stop_work: Callable[[], None]) -> int:
 
 
 def serve_tcp(server: Any, stop_work: Callable[[], None], host: str, port: int) -> int:
-    """Serve one client over TCP on ``host:port``; returns the exit code.
+    """Serve clients over TCP on ``host:port``, one after another; returns the exit code.
 
     Raises:
         OSError: the address cannot be bound.
@@ -169,20 +188,28 @@ def serve_tcp(server: Any, stop_work: Callable[[], None], host: str, port: int) 
 
         async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
             nonlocal connected
-            if connected:  # one editor per server
+            peer = writer.get_extra_info("peername")
+            if connected:  # one editor at a time
+                log.warning("refused a client from %s: this server is serving another editor"
+                            " (one at a time; start another server for a second one)", peer)
                 writer.close()
                 return
             connected = True
+            log.info("a client connected from %s", peer)
             server.protocol.set_writer(session.writer(writer.write))
-            while not session.done.done():
-                try:
-                    data = await reader.read(READ_SIZE)
-                except (OSError, asyncio.IncompleteReadError):
-                    data = b""
-                session.feed(data)
-                if not data:
-                    break
-            writer.close()
+            try:
+                while not session.done.done():
+                    try:
+                        data = await reader.read(READ_SIZE)
+                    except (OSError, asyncio.IncompleteReadError):
+                        data = b""
+                    if not data:
+                        session.client_left()
+                        break
+                    session.feed(data)
+            finally:
+                writer.close()
+                connected = False
 
         listener = await asyncio.start_server(on_connect, host, port)
         bound = listener.sockets[0].getsockname()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..completion.service import CompletionRequest, CompletionService
 from ..config import Config
+from .progress_bar import load_with_bar
 
 
 def parse_location(location: str) -> tuple[Path, int, int]:
@@ -38,7 +39,7 @@ def complete_at(config: Config, location: str) -> int:
         print(f"lsp-coder: {exc}", file=sys.stderr)
         return 2
     service = CompletionService(config)
-    error = service.load(_progress)
+    error = load_with_bar(service)
     if error:
         print(error, file=sys.stderr)
         return 1
@@ -54,8 +55,3 @@ def complete_at(config: Config, location: str) -> int:
     service.close()
     return 0
 
-
-def _progress(done: int, total: int) -> None:
-    pct = done * 100 // max(total, 1)
-    if done == total or done % (64 << 20) < (8 << 20):
-        print(f"\rpreparing model: {pct:3d}%", end="" if done < total else "\n", file=sys.stderr)

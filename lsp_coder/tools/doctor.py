@@ -11,6 +11,7 @@ from ..backends.local_prompt import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.llama import build_has_amx, gpu_offload_supported, system_info
+from .progress_bar import load_with_bar
 
 LAYOUT_NAMES = {"psm": "prefix-suffix-middle", "spm": "suffix-prefix-middle"}
 
@@ -63,7 +64,7 @@ def doctor(config: Config) -> int:
     llama_log.propagate = False
     service = CompletionService(config)
     try:
-        error = service.load()
+        error = load_with_bar(service)
     finally:
         llama_log.removeHandler(collector)
         llama_log.setLevel(previous[0])

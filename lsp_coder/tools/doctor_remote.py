@@ -8,7 +8,7 @@ import time
 from ..backends.factory import BackendConfigError, remote_backend
 from ..backends.fim_text import TemplateError
 from ..backends.transport import TransportError
-from ..config import Config
+from ..config import Config, redact_url
 from ..shared_types import FimQuery
 
 _SAMPLE_ABOVE = "def fibonacci(n):\n    \"\"\"The n-th Fibonacci number.\"\"\"\n"
@@ -17,7 +17,7 @@ _SAMPLE_TYPED = "    if n < 2:"
 
 def doctor_remote(config: Config) -> int:
     bc = config.backend
-    print(f"backend     {bc.kind} at {bc.url or '(no url)'}"
+    print(f"backend     {bc.kind} at {redact_url(bc.url) or '(no url)'}"
           f"{f', model {bc.model}' if bc.model else ''}")
     if bc.api_key_env:
         print(f"token       from ${bc.api_key_env}"

@@ -14,15 +14,18 @@ from pathlib import Path
 
 from ..client.session import Session
 from ..client.trace import cut_lines
+from .progress_bar import LoadBar
 from .sample import SAMPLE_PY
 
 KEYSTROKE_S = 0.12
 
 
 async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
-    session = Session(config=config, verbose=True)
     print("starting the server and loading the model...", flush=True)
-    totals = await session.start()
+    with LoadBar() as bar:
+        session = Session(config=config, verbose=True, on_progress=bar.update)
+        totals = await session.start()
+    session.on_progress = None
     if not totals.get("model_loaded"):
         print("the model did not load; see the server's message above", file=sys.stderr)
         await session.close()

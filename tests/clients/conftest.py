@@ -50,8 +50,9 @@ def init_options(model: Path) -> dict:
 
 
 def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
-                           user_config: Path | None, **timeouts: int) -> tuple[Path, Path]:
-    """Write the `f.re` document and the JSON settings a client script reads.
+                           user_config: Path | None, **extra: object) -> tuple[Path, Path]:
+    """Write the `f.re` document and the JSON settings a client script reads (`extra`: more
+    settings, such as timeouts).
 
     Returns (settings file, file the script writes its result to).
     """
@@ -61,18 +62,12 @@ def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
     line, character = READ_FILE_CURSOR
     settings = {"cmd": cmd, "init_options": init_options(model), "file": str(source),
                 "filetype": "python", "line": line, "character": character, "out": str(out),
-                **timeouts}
+                **extra}
     if user_config is not None:
         settings["user_config"] = str(user_config)
     params = tmp_path / "params.json"
     params.write_text(json.dumps(settings), encoding="utf-8")
     return params, out
-
-
-@pytest.fixture
-def nvim() -> str:
-    """The Neovim program."""
-    return require_program("nvim", GET_NEOVIM)
 
 
 @pytest.fixture

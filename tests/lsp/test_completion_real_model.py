@@ -51,6 +51,31 @@ async def test_completion_item_replaces_word_under_cursor(client: LanguageClient
     assert item.label == edit.new_text.split("\n")[0].strip()
 
 
+async def test_completion_item_ranks_after_the_language_servers_items(client: LanguageClient):
+    """Neither preselected nor forced first: its sortText sorts after the keys language servers
+    use, so a client ordering by sortText shows their items first; it still matches the typed
+    word through its filterText."""
+    uri = "file:///tmp/rank.py"
+    text = "import os\n\ndef read_file(path):\n    with open(path) as f:\n        return f.re"
+    open_doc(client, uri, text)
+    result = await complete(client, uri, end_position(text))
+    assert result.items, "expected a completion item"
+    item = result.items[0]
+    assert not item.preselect, item
+    assert item.kind == types.CompletionItemKind.Text, item
+    assert item.filter_text == item.text_edit.new_text and item.filter_text.startswith("re")
+    assert item.sort_text == "~" + item.label, item
+    # Beside what jedi-language-server, gopls and pyright send for their own items, and an item
+    # with no sortText (its label counts), ours comes last.
+    theirs = [types.CompletionItem(label="read", sort_text="v00"),
+              types.CompletionItem(label="readline", sort_text="z01"),
+              types.CompletionItem(label="Reader", sort_text="00001"),
+              types.CompletionItem(label="readlines", sort_text="09.9999.readlines"),
+              types.CompletionItem(label="zzz_last_label")]
+    ranked = sorted([item, *theirs], key=lambda i: i.sort_text or i.label)
+    assert ranked[-1] is item, [i.label for i in ranked]
+
+
 async def test_utf16_positions_with_astral_characters(client: LanguageClient):
     uri = "file:///tmp/emoji.py"
     head = 'label = "😀😀" + fo'
@@ -63,7 +88,8 @@ async def test_utf16_positions_with_astral_characters(client: LanguageClient):
     assert result.items, "expected an item before the edit"
     edit = result.items[0].text_edit
     assert edit.range.start == types.Position(line=0, character=pos.character - 2)
-    assert edit.new_text.startswith("fo") and not edit.new_text.startswith("foo")
+    # Counted in code points, the cursor would sit two characters on, after "foo_b".
+    assert edit.new_text.startswith("fo") and not edit.new_text.startswith("foo_b")
     # An incremental edit after the emoji lands where the client meant it.
     insert(client, uri, 2, pos, "rmat_")
     pos2 = types.Position(line=0, character=pos.character + 5)

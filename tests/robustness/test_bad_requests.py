@@ -68,6 +68,10 @@ INVALID_PARAMS = [
     ("position.character", -1),
     ("position.line", 2**31),
     ("position.character", 2**40),
+    ("position.character", 0.5),
+    ("position.line", 1.5),
+    ("position.line", "3"),
+    ("position.character", True),
     ("position", MISSING),
     ("textDocument", MISSING),
     ("textDocument", "file:///x.py"),
@@ -110,6 +114,7 @@ def test_a_position_past_the_end_is_clamped_and_answered(srv, method):
     ({"jsonrpc": "2.0", "id": "u5", "method": "initialized", "params": {}}, -32600),
     ({"jsonrpc": "2.0", "id": "u6", "method": "workspace/executeCommand",
       "params": {"command": "no.suchCommand"}}, -32602),
+    ({"jsonrpc": "2.0", "id": "u7", "method": "exit"}, -32600),  # a notification: not acted on
 ])
 def test_invalid_requests_with_an_id(srv, message, code):
     srv.send(message)
@@ -209,7 +214,9 @@ def _too_short(f: bytes) -> bytes:
     (lambda f: f.replace(b"Content-Length: ", b"Content-Length: 9", 1), -32700),  # too long
     (_too_short, -32700),
     (lambda f: b"Content-Type: x" + f[f.index(b"\r"):], None),  # missing
-    (lambda f: b"Content-Length: ten" + f[f.index(b"\r"):], None),  # not a number
+    (lambda f: b"Content-Length: ten" + f[f.index(b"\r"):], -32700),  # not a number
+    (lambda f: f.replace(b"Content-Length: ", b"Content-Length: +", 1), -32700),
+    (lambda f: b"Content-Length: %d" % 2**62 + f[f.index(b"\r"):], -32700),
     (lambda f: b"\x00\xff garbage {]\r\n\r\n" + f, "result"),  # garbage, then a good frame
 ])
 def test_framing_recovers(srv, damage, expected):
@@ -224,6 +231,15 @@ def test_framing_recovers(srv, damage, expected):
     else:
         assert srv.count(rid) == 1 and srv.responses[rid][0]["error"]["code"] == expected
     assert_quiet(srv, before)
+
+
+def test_a_long_method_name_is_cut_in_the_log_and_the_answer(srv):
+    method = "m" * 10_000
+    answer = assert_one_answer(srv, srv.request(method, {}), -32601)
+    assert len(answer["error"]["message"]) < 300
+    srv.notify("n" * 10_000, {})
+    srv.ping()
+    assert not any("m" * 200 in line or "n" * 200 in line for line in srv.stderr)
 
 
 def test_a_frame_split_across_writes(srv):

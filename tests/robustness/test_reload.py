@@ -3,6 +3,8 @@ during a load wait for the model."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.conftest import server_env
@@ -55,6 +57,21 @@ def test_a_bad_model_after_a_good_one_keeps_the_old_engine(loaded, truncated, tm
     totals = srv.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
     assert totals["totals"]["model_loaded"]
     assert open_and_complete(srv).get("prompt_tokens", 0) > 0  # the old engine still serves
+
+
+@pytest.mark.parametrize("bad", ["directory", "/dev/null", "/dev/zero", "fifo"])
+def test_a_model_path_that_is_not_a_regular_file_says_what_it_is(loaded, tmp_path, bad):
+    srv = loaded
+    path = {"directory": str(tmp_path), "fifo": str(tmp_path / "model.fifo")}.get(bad, bad)
+    if bad == "fifo":
+        os.mkfifo(path)  # opening it would block until a writer comes: it must not be opened
+    before = len(srv.popups())
+    srv.notify("workspace/didChangeConfiguration", {"settings": {"model": {"path": path}}})
+    assert srv.wait_for(lambda: len(srv.popups()) > before, 60)
+    (popup,) = srv.popups()[before:]
+    assert path in popup and "still serving" in popup and "not found" not in popup, popup
+    assert {"directory": "a directory", "fifo": "a pipe"}.get(bad, "a device") in popup
+    assert open_and_complete(srv).get("prompt_tokens", 0) > 0
 
 
 def test_a_good_reload_replaces_the_engine(loaded, tiny_qwen_other_seed):

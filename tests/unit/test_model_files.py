@@ -8,11 +8,15 @@ import sys
 import pytest
 
 from lsp_coder.config import Config, apply
+from lsp_coder.load_progress import LoadProgress
 from lsp_coder.model_files import (
+    DEFAULT_DRAFT,
+    DEFAULT_TARGET,
     EmbeddedModel,
     ModelUnavailable,
     check_model_file,
     ensure_embedded,
+    load_plan,
     resolve_model_paths,
 )
 
@@ -93,3 +97,39 @@ def test_resolve_model_paths_takes_configured_files_and_honours_a_disabled_draft
                                          "draft_path": str(tmp_path / "x.gguf")}}, "test")
     with pytest.raises(ModelUnavailable, match="not found"):
         resolve_model_paths(missing)
+
+
+def test_load_plan_prepares_each_unverified_embedded_model_then_loads_the_weights(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("LSP_CODER_CACHE", str(tmp_path / "empty-cache"))
+    target, draft = DEFAULT_TARGET.filename, DEFAULT_DRAFT.filename
+    plan = load_plan(Config())
+    assert [s.key for s in plan] == [f"prepare:{target}", f"prepare:{draft}",
+                                     f"load:{target}", f"load:{draft}"]
+    assert [s.size for s in plan] == [DEFAULT_TARGET.size, DEFAULT_DRAFT.size] * 2
+    no_draft = apply(Config(), {"model": {"draft_path": "none"}}, "test")
+    assert [s.key for s in load_plan(no_draft)] == [f"prepare:{target}", f"load:{target}"]
+    # The draft is still assembled when only the engine leaves it out, as resolve_model_paths
+    # does; its weights are not read.
+    unread = apply(Config(), {"speculative": {"draft_model": False}}, "test")
+    assert [s.key for s in load_plan(unread)] == [f"prepare:{target}", f"prepare:{draft}",
+                                                  f"load:{target}"]
+    file = tmp_path / "own.gguf"
+    file.write_bytes(b"GGUF" + b"\0" * 60)
+    own = apply(Config(), {"model": {"path": str(file)}}, "test")
+    assert [(s.key, s.size) for s in load_plan(own)] == [("load:own.gguf", 64)]
+
+
+def test_assembly_reports_into_the_loads_single_percentage(parts_on_path, monkeypatch):
+    model, whole = parts_on_path
+    monkeypatch.setattr("lsp_coder.model_files.DEFAULT_TARGET", model)
+    config = apply(Config(), {"model": {"draft_path": "none"}}, "test")
+    seen: list[tuple[int, str]] = []
+    plan = load_plan(config)
+    assert [s.key for s in plan] == ["prepare:test.gguf", "load:test.gguf"]
+    path, draft = resolve_model_paths(config, LoadProgress(plan, lambda p, m: seen.append((p, m))))
+    assert path.read_bytes() == whole and draft is None
+    percentages = [p for p, _ in seen]
+    assert percentages == sorted(set(percentages)) and percentages[-1] == 50, seen
+    assert {m for _, m in seen} == {"preparing test.gguf"}
+    assert load_plan(config)[0].key == "load:test.gguf"  # verified now: nothing to prepare

@@ -4,9 +4,14 @@
 ;;   LSP_CODER_TEST_PARAMS=params.json emacs --batch -l eglot_completion.el
 ;;
 ;; params.json: {cmd, init_options, file, line, character, load_timeout_s,
-;;               request_timeout_s, out, user_config}
+;;               request_timeout_s, out, user_config, beside, rass, retry_s}
 ;; With `user_config' (a path to editors/emacs/lsp-coder.el) the server entry comes from
-;; that file; otherwise the script puts its own entry in `eglot-server-programs'.
+;; that file; otherwise the script puts its own entry in `eglot-server-programs'.  With
+;; `beside' (a second server's command) and `rass' (rassumfrassum's program) as well, the
+;; entry is that file's `lsp-coder-eglot-beside': both servers through rass; the script then
+;; asks until the answer holds items of both servers (alone, until it holds lsp-coder's:
+;; see `lsp-coder-test--complete'), and also writes the candidates
+;; eglot's `completion-at-point' offers, in eglot's display order, as `capf'.
 ;; Connects eglot to the server for a python-mode buffer visiting `file', waits for the model
 ;; (`lspCoder.stats'), asks for textDocument/completion and writes
 ;; {eglot_version, capabilities, stats, result, messages} (or {error, messages}) as JSON
@@ -16,6 +21,7 @@
 
 (load (expand-file-name "load_eglot.el" (file-name-directory load-file-name)) nil t)
 (require 'json)
+(require 'seq)
 
 (defvar lsp-coder-test--params
   (with-temp-buffer
@@ -72,7 +78,10 @@
         (progn
           (setq lsp-coder-command (lsp-coder-test--param :cmd)
                 lsp-coder-initialization-options (lsp-coder-test--param :init_options))
-          (load user-config nil t))
+          (load user-config nil t)
+          (when (lsp-coder-test--param :beside)
+            (setq lsp-coder-rass-program (lsp-coder-test--param :rass))
+            (lsp-coder-eglot-beside 'python-mode (lsp-coder-test--param :beside))))
       (setq eglot-server-programs
             `((python-mode . (,@(lsp-coder-test--param :cmd)
                               :initializationOptions
@@ -87,18 +96,61 @@
     (unless server
       (error "eglot did not connect to %S" (lsp-coder-test--param :cmd)))
     (let* ((stats (lsp-coder-test--wait-for-model server))
-           (result (jsonrpc-request
-                    server :textDocument/completion
-                    (list :textDocument (list :uri (eglot--path-to-uri buffer-file-name))
-                          :position (list :line (lsp-coder-test--param :line)
-                                          :character (lsp-coder-test--param :character))
-                          :context '(:triggerKind 1))
-                    :timeout (lsp-coder-test--param :request_timeout_s))))
-      (prog1 (list :eglot_version (lsp-coder-test--eglot-version)
-                   :capabilities (eglot--capabilities server)
-                   :stats stats
-                   :result result)
+           (result (lsp-coder-test--complete server)))
+      (prog1 (append (list :eglot_version (lsp-coder-test--eglot-version)
+                           :capabilities (eglot--capabilities server)
+                           :stats stats
+                           :result result)
+                     (when (lsp-coder-test--param :beside)
+                       (list :capf (vconcat (lsp-coder-test--capf-candidates)))))
         (eglot-shutdown server)))))
+
+(defun lsp-coder-test--request (server)
+  "Ask SERVER for the completion at the test's position."
+  (jsonrpc-request server :textDocument/completion
+                   (list :textDocument (list :uri (eglot--path-to-uri buffer-file-name))
+                         :position (list :line (lsp-coder-test--param :line)
+                                         :character (lsp-coder-test--param :character))
+                         :context '(:triggerKind 1))
+                   :timeout (lsp-coder-test--param :request_timeout_s)))
+
+(defun lsp-coder-test--complete-enough (result)
+  "Whether the completion RESULT holds lsp-coder's item (and, beside a second server,
+one of that server's)."
+  (let ((items (if (vectorp result) result (plist-get result :items))))
+    (and (seq-some (lambda (item) (equal (plist-get item :detail) "lsp-coder")) items)
+         (or (not (lsp-coder-test--param :beside))
+             (seq-some (lambda (item) (not (equal (plist-get item :detail) "lsp-coder")))
+                       items)))))
+
+(defun lsp-coder-test--complete (server)
+  "The completion at the test's position: the first answer that holds lsp-coder's item
+(and beside a second server, one of its items too).  An answer can come without it when
+the server's hard budget for completions runs out on a busy machine (the generation goes
+on into its suggestion cache, which answers the next request), and rass answers with what
+came within its own time limit (the other server's first completion can take longer)."
+  (let ((deadline (+ (float-time) (lsp-coder-test--param :load_timeout_s)))
+        (result (lsp-coder-test--request server)))
+    (while (not (lsp-coder-test--complete-enough result))
+      (when (> (float-time) deadline)
+        (error "No answer with the expected items: %S" result))
+      ;; NOTE: rass does not cancel what it stopped waiting for: asking a busy server
+      ;; again at once only queues more work for it.
+      (accept-process-output nil (or (lsp-coder-test--param :retry_s) 0.2))
+      (setq result (lsp-coder-test--request server)))
+    result))
+
+(defun lsp-coder-test--capf-candidates ()
+  "What `completion-at-point' offers at the test's position, in eglot's display order."
+  (goto-char (point-min))
+  (forward-line (lsp-coder-test--param :line))
+  (forward-char (lsp-coder-test--param :character))
+  (pcase-let* ((`(,beg ,end ,table . ,_) (eglot-completion-at-point))
+               (prefix (buffer-substring-no-properties beg end))
+               (metadata (completion-metadata prefix table nil))
+               (sort (completion-metadata-get metadata 'display-sort-function))
+               (candidates (all-completions prefix table)))
+    (mapcar #'substring-no-properties (if sort (funcall sort candidates) candidates))))
 
 (condition-case err
     (progn

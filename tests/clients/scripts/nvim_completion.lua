@@ -3,12 +3,13 @@
 --     nvim --headless -u NONE -i NONE -n -c "luafile nvim_completion.lua"
 --
 -- params.json: {cmd, init_options, file, filetype, line, character, load_timeout_ms,
---               request_timeout_ms, out, user_config}
--- With `user_config` (a path to editors/neovim/lsp-coder.lua) the script loads that file the
--- way a user would and lets it start the server on FileType; otherwise it starts the client
--- itself with vim.lsp.start_client.
--- Writes {stats, result, capabilities, messages} (or {error, messages}) as JSON to `out`,
--- then quits. Every failure is reported in `out`; a missing `out` means nvim itself failed.
+--               request_timeout_ms, out, plugin_root}
+-- With `plugin_root` (editors/neovim) the script loads the plugin the way a plugin manager
+-- does (its folder on 'runtimepath', then its plugin/ files), calls setup{} and lets it start
+-- the server on FileType; otherwise it starts the client itself with vim.lsp.start_client.
+-- Writes {stats, result, capabilities, messages} (and with the plugin, the output of
+-- :LspCoder status) (or {error, messages}) as JSON to `out`, then quits. Every failure is
+-- reported in `out`; a missing `out` means nvim itself failed.
 
 local params = vim.json.decode(table.concat(vim.fn.readfile(vim.env.LSP_CODER_TEST_PARAMS), "\n"))
 local messages = {}
@@ -48,12 +49,12 @@ local function start_directly()
   return client_id, buf
 end
 
---- Loads the user config, opens the file and waits for the config to attach its client.
-local function start_with_user_config()
-  vim.g.lsp_coder_cmd = params.cmd
-  vim.g.lsp_coder_init_options = params.init_options
+--- Loads the plugin, opens the file and waits for the plugin to attach its client.
+local function start_with_plugin()
   vim.cmd("filetype on")
-  vim.cmd("luafile " .. vim.fn.fnameescape(params.user_config))
+  vim.opt.runtimepath:append(params.plugin_root)
+  vim.cmd("runtime! plugin/lsp-coder.lua")
+  require("lsp-coder").setup({ cmd = params.cmd, init_options = params.init_options })
   vim.cmd("edit " .. vim.fn.fnameescape(params.file))
   local buf = vim.api.nvim_get_current_buf()
   local client_id
@@ -66,19 +67,19 @@ local function start_with_user_config()
     return client_id ~= nil
   end, 20)
   if client_id == nil then
-    error("the user config attached no lsp_coder client (filetype "
+    error("the plugin attached no lsp_coder client (filetype "
       .. vim.inspect(vim.bo[buf].filetype) .. ")")
   end
   if vim.bo[buf].omnifunc ~= "v:lua.vim.lsp.omnifunc" then
-    error("the user config did not set omnifunc: " .. vim.inspect(vim.bo[buf].omnifunc))
+    error("the plugin did not set omnifunc: " .. vim.inspect(vim.bo[buf].omnifunc))
   end
   return client_id, buf
 end
 
 local function run()
   local client_id, buf
-  if params.user_config then
-    client_id, buf = start_with_user_config()
+  if params.plugin_root then
+    client_id, buf = start_with_plugin()
   else
     client_id, buf = start_directly()
   end
@@ -136,6 +137,7 @@ local function run()
     stats = stats,
     result = response.result,
     capabilities = client.server_capabilities,
+    status = params.plugin_root and vim.api.nvim_exec("LspCoder status", true) or nil,
   })
 
   client.stop()

@@ -65,12 +65,21 @@ def test_content_length_too_long_is_noticed_when_the_next_header_arrives(delta):
         Damaged("Content-Length longer than the message", 5), Message(NEXT)]
 
 
-@pytest.mark.parametrize("header", [b"Content-Type: x\r\n\r\n", b"Content-Length: x\r\n\r\n",
-                                    b"Content-Length: -4\r\n\r\n"])
-def test_missing_or_invalid_content_length(header):
-    out = read(header + json.dumps(request(5)).encode() + frame(NEXT))
+def test_missing_content_length():
+    out = read(b"Content-Type: x\r\n\r\n" + json.dumps(request(5)).encode() + frame(NEXT))
     assert out[-1] == Message(NEXT)
     assert all(isinstance(m, Damaged) and m.request_id is None for m in out[:-1])
+
+
+@pytest.mark.parametrize("value", [b"x", b"-4", b"+58", str(2**62).encode(), b"1e3"])
+def test_an_unusable_content_length_answers_the_id_its_body_shows(value):
+    body = json.dumps(request(5)).encode()
+    out = read(b"Content-Length: " + value + b"\r\n\r\n" + body + frame(NEXT))
+    assert out == [Damaged("Content-Length not a valid size", 5), Message(NEXT)]
+    reader = FrameReader()  # the last frame: the client waits for an answer
+    assert reader.feed(b"Content-Length: " + value + b"\r\n\r\n" + body) == []
+    assert reader.stalled() == [Damaged("Content-Length not a valid size", 5)]
+    assert reader.feed(frame(NEXT)) == [Message(NEXT)]
 
 
 def test_garbage_between_frames_is_skipped_and_reported_once():

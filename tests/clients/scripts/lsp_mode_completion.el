@@ -1,0 +1,139 @@
+;;; lsp_mode_completion.el --- lsp-mode client test for lsp-coder -*- lexical-binding: t -*-
+
+;; Run with
+;;   LSP_CODER_TEST_PARAMS=params.json emacs --batch -l lsp_mode_completion.el
+;;
+;; params.json: {cmd, init_options, file, line, character, load_timeout_s, out, user_config,
+;;               beside}
+;; Loads `user_config' (editors/emacs/lsp-coder-lsp-mode.el: lsp-coder as an add-on client),
+;; registers `beside' (a second server's command) as the buffer's main lsp-mode client, opens
+;; `file' in python-mode and runs `lsp': lsp-mode starts both servers.  Waits for lsp-coder's
+;; model, then asks `completion-at-point' (lsp-mode's capf asks every server) until its
+;; candidates hold items of both servers, and writes {servers, candidates, messages} (or
+;; {error, messages}) as JSON to `out'; messages are the servers' window/logMessage and
+;; window/showMessage texts.
+
+;;; Code:
+
+(require 'package)
+(package-initialize)
+(require 'json)
+(require 'seq)
+
+(defvar lsp-coder-test--params
+  (with-temp-buffer
+    (insert-file-contents (getenv "LSP_CODER_TEST_PARAMS"))
+    (json-parse-buffer :object-type 'plist :array-type 'list)))
+
+(defun lsp-coder-test--param (key)
+  "The test parameter KEY (a keyword)."
+  (plist-get lsp-coder-test--params key))
+
+(defvar lsp-coder-test--messages nil
+  "The servers' log and show messages, newest first.")
+
+(defun lsp-coder-test--write (result)
+  "Write the plist RESULT and the servers' messages as JSON to the output file."
+  (with-temp-file (lsp-coder-test--param :out)
+    (insert (json-serialize
+             (append result
+                     (list :messages (vconcat (reverse lsp-coder-test--messages))))
+             :null-object nil :false-object :json-false))))
+
+(defun lsp-coder-test--wait (what predicate)
+  "Wait until PREDICATE is true; error naming WHAT after the load timeout."
+  (let ((deadline (+ (float-time) (lsp-coder-test--param :load_timeout_s))))
+    (while (not (funcall predicate))
+      (when (> (float-time) deadline)
+        (error "Timed out waiting for %s" what))
+      (accept-process-output nil 0.1))))
+
+(defun lsp-coder-test--workspace (server-id)
+  "The buffer's lsp-mode workspace of SERVER-ID."
+  (seq-find (lambda (w) (eq (lsp--client-server-id (lsp--workspace-client w)) server-id))
+            (lsp-workspaces)))
+
+(defun lsp-coder-test--model-loaded ()
+  "Whether lsp-coder's model has loaded (its lspCoder.stats)."
+  (let* ((stats (with-lsp-workspace (lsp-coder-test--workspace 'lsp-coder)
+                  (lsp-request "workspace/executeCommand"
+                               '(:command "lspCoder.stats" :arguments []))))
+         (totals (gethash "totals" stats)))
+    (when-let ((err (gethash "error" totals)))
+      (error "The model failed to load: %s" err))
+    (eq (gethash "model_loaded" totals) t)))
+
+(defun lsp-coder-test--candidates ()
+  "What `completion-at-point' offers at the test's position, in lsp-mode's order."
+  (goto-char (point-min))
+  (forward-line (lsp-coder-test--param :line))
+  (forward-char (lsp-coder-test--param :character))
+  (pcase-let* ((`(,beg ,end ,table . ,_) (lsp-completion-at-point))
+               (prefix (buffer-substring-no-properties beg end))
+               (metadata (completion-metadata prefix table nil))
+               (sort (completion-metadata-get metadata 'display-sort-function))
+               (candidates (all-completions prefix table)))
+    (mapcar (lambda (c)
+              (list :label (substring-no-properties c)
+                    :server (if (equal (lsp:completion-item-detail?
+                                        (get-text-property 0 'lsp-completion-item c))
+                                       "lsp-coder")
+                                "lsp-coder" "other")))
+            (if sort (funcall sort candidates) candidates))))
+
+(defun lsp-coder-test--from-both (candidates)
+  "Whether CANDIDATES hold items of lsp-coder and of the other server."
+  (and (seq-some (lambda (c) (equal (plist-get c :server) "lsp-coder")) candidates)
+       (seq-some (lambda (c) (equal (plist-get c :server) "other")) candidates)))
+
+(defun lsp-coder-test--run ()
+  "Start both servers, wait for the model, complete; return the result plist."
+  (require 'lsp-mode)
+  (setq lsp-coder-command (lsp-coder-test--param :cmd)
+        lsp-coder-initialization-options (lsp-coder-test--param :init_options))
+  (load (lsp-coder-test--param :user_config) nil t)
+  (lsp-register-client
+   (make-lsp-client :new-connection (lsp-stdio-connection (lsp-coder-test--param :beside))
+                    :major-modes '(python-mode)
+                    :server-id 'user-server))
+  (setq lsp-enabled-clients '(user-server lsp-coder)
+        lsp-auto-guess-root nil
+        lsp-restart 'ignore
+        lsp-enable-snippet nil
+        lsp-keep-workspace-alive nil
+        lsp-session-file (expand-file-name "lsp-session" (getenv "HOME")))
+  (dolist (handler '(lsp--window-log-message lsp--window-show-message))
+    (advice-add handler :before
+                (lambda (_workspace params)
+                  (push (lsp:message-params-message params) lsp-coder-test--messages))))
+  (lsp-workspace-folders-add
+   (directory-file-name (file-name-directory (lsp-coder-test--param :file))))
+  (find-file (lsp-coder-test--param :file))
+  (python-mode)
+  (lsp)
+  (lsp-coder-test--wait "both servers"
+                        (lambda () (and (lsp-coder-test--workspace 'lsp-coder)
+                                        (lsp-coder-test--workspace 'user-server)
+                                        (seq-every-p (lambda (w) (eq (lsp--workspace-status w)
+                                                                     'initialized))
+                                                     (lsp-workspaces)))))
+  (lsp-coder-test--wait "lsp-coder's model" #'lsp-coder-test--model-loaded)
+  (let (candidates)
+    (lsp-coder-test--wait "candidates of both servers"
+                          (lambda () (lsp-coder-test--from-both
+                                      (setq candidates (lsp-coder-test--candidates)))))
+    (prog1 (list :servers (vconcat (mapcar (lambda (w) (symbol-name (lsp--client-server-id
+                                                                      (lsp--workspace-client w))))
+                                           (lsp-workspaces)))
+                 :candidates (vconcat candidates))
+      (ignore-errors (lsp-workspace-shutdown (lsp-coder-test--workspace 'lsp-coder))))))
+
+(condition-case err
+    (progn
+      (lsp-coder-test--write (lsp-coder-test--run))
+      (kill-emacs 0))
+  (error
+   (lsp-coder-test--write (list :error (error-message-string err)))
+   (kill-emacs 1)))
+
+;;; lsp_mode_completion.el ends here
