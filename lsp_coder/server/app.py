@@ -6,6 +6,7 @@ import asyncio
 import gc
 import logging
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from .highlights import word_highlights
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
+from .status import STATUS_COMMAND, StatusReporter, wants_status
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,7 @@ class LspCoderServer(LanguageServer):
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.service.notify = self.notify_from_thread
+        self.status = StatusReporter(self)
 
     def notify_from_thread(self, level: str, message: str) -> None:
         """Show a backend's message (called from its threads)."""
@@ -66,6 +69,7 @@ class LspCoderServer(LanguageServer):
             level, types.MessageType.Info)
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.tell, message, kind)
+            self.loop.call_soon_threadsafe(self.status.update)  # an engine went down or up
 
     @property
     def config(self) -> Config:
@@ -85,11 +89,13 @@ class LspCoderServer(LanguageServer):
         """Load (or reload) the model on the worker, reporting progress to the client;
         completion requests wait meanwhile."""
         self.scheduler.begin_loading()
+        self.status.update()
         try:
             await self._load_model()
             await self.scheduler.run(settle_heap)
         finally:
             self.scheduler.end_loading()
+            self.status.update()
 
     async def _load_model(self) -> None:
         token = None
@@ -190,6 +196,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         reload = ls.apply_settings(params.initialization_options, "initializationOptions",
                                    over=ls.base_config)
         ls.service.workspace_folders(_folders(params))
+        ls.status.begin(wants_status(params.capabilities))
         ls.load_needed = reload or not ls.service.loaded  # loaded after "initialized"
         if ls.load_needed:
             ls.scheduler.begin_loading()  # requests wait until the load ends
@@ -201,6 +208,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         ls.loop = asyncio.get_running_loop()
         if ls.load_needed:
             ls.load_task = asyncio.ensure_future(ls.load_model())
+        else:
+            ls.status.update()  # a client after another (--tcp): the model is already there
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
@@ -250,7 +259,11 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                          ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
-        suggestion = await ls.scheduler.complete(req, "inline")
+        invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
+        if invoked:
+            req = replace(req, alternatives=ls.config.completion.alternatives)
+        suggestion = await ls.scheduler.complete(req, "inline", invoked=invoked)
+        ls.status.update()
         return types.InlineCompletionList(items=_inline_items(suggestion, position))
 
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
@@ -262,6 +275,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
             return None
         suggestion = await ls.scheduler.complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
+        ls.status.update()
         return types.CompletionList(is_incomplete=True,
                                     items=_completion_items(suggestion, req, doc, position))
 
@@ -271,6 +285,10 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
                                   "loading": ls.scheduler.loading,
                                   "idle_running": ls.scheduler.idle_running,
                                   "idle_queued": ls.scheduler.idle_queued})
+
+    @server.command(STATUS_COMMAND)
+    def status(ls: LspCoderServer, *args: Any) -> dict:
+        return ls.status.current()
 
     @server.command(ACCEPTED_COMMAND)
     def accepted(ls: LspCoderServer, *args: Any) -> None:
@@ -294,14 +312,15 @@ def _folders(params: types.InitializeParams) -> list[str]:
 
 
 def _inline_items(suggestion: Suggestion, position: types.Position):
+    """The suggestion, then its alternatives (a client cycles through them in this order)."""
     if not suggestion.text:
         return []
     return [types.InlineCompletionItem(
-        insert_text=suggestion.text,
+        insert_text=text,
         range=types.Range(start=position, end=position),
         command=types.Command(title="lsp-coder: accepted", command=ACCEPTED_COMMAND,
                               arguments=[suggestion.stop_reason or "ok"]),
-    )]
+    ) for text in (suggestion.text, *suggestion.alternatives)]
 
 
 def _completion_items(suggestion: Suggestion, req: CompletionRequest, doc,

@@ -149,14 +149,17 @@ class Scheduler:
         timing.last_request = now
 
     async def complete(self, req: CompletionRequest, kind: str,
-                       hard_budget_ms: float | None = None) -> Suggestion:
+                       hard_budget_ms: float | None = None, invoked: bool = False) -> Suggestion:
         """Answer a completion request; an empty text when superseded or cancelled.
 
         With ``hard_budget_ms`` the answer comes within that time, empty if nothing is ready.
+        A request the user ``invoked`` (a key, not typing) starts without the debounce; one
+        that asks for ``req.alternatives`` goes to the engine, which samples them from the
+        prompt it reads for the first suggestion (a cached or prefetched answer has one).
         """
         start = time.perf_counter()
         self._note_request(req.uri)
-        ahead = self.idle.prefetch_for(req)
+        ahead = None if req.alternatives else self.idle.prefetch_for(req)
         # A cursor job of this document is reading the prompt this request starts from: the
         # chunk it is on finishes (and stays cached) instead of being thrown away.
         running = self.idle.job
@@ -165,7 +168,7 @@ class Scheduler:
         # running now (a guess at another key) stops as for any request.
         self.idle.user_active(req.uri, keep_job=ahead is not None and ahead is self.idle.ahead,
                               finish_chunk=finish_chunk)
-        cached = self.service.cached(req)
+        cached = None if req.alternatives else self.service.cached(req)
         if cached is not None:
             self._supersede(req.uri, keep_background=True)
             cached.latency_ms = (time.perf_counter() - start) * 1000
@@ -188,7 +191,7 @@ class Scheduler:
                 if loading is not None:
                     await asyncio.wait((pending.answer, loading),
                                        return_when=asyncio.FIRST_COMPLETED)
-                delay = self.debounce_s(req.uri)
+                delay = 0.0 if invoked else self.debounce_s(req.uri)
                 if delay > 0:
                     try:
                         await asyncio.wait_for(asyncio.shield(pending.answer), timeout=delay)
@@ -209,7 +212,7 @@ class Scheduler:
             self._cancel(pending)
             self.stats.record(kind, text="", cached=False,
                               latency_ms=(time.perf_counter() - start) * 1000,
-                              stats=None, outcome="cancelled")
+                              stats=None, outcome="cancelled", invoked=invoked)
             raise
         finally:
             if self._pending.get(req.uri) is pending:
@@ -221,7 +224,10 @@ class Scheduler:
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
                           outcome="cancelled" if cancelled else outcome,
-                          prefetch_taken=ahead is not None)
+                          prefetch_taken=ahead is not None, invoked=invoked,
+                          debounce_ms=delay * 1000, alternatives=len(suggestion.alternatives),
+                          alternatives_evaluated_tokens=suggestion.extra.get(
+                              "alternatives_evaluated_tokens", 0))
         if outcome == "ok" and suggestion.stop_reason not in (
                 StopReason.CANCELLED, StopReason.ERROR, StopReason.NO_MODEL):
             self.idle.answered(req, suggestion.text)

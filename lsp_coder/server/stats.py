@@ -35,12 +35,20 @@ class Stats:
             self._totals[key] += n
 
     def record(self, kind: str, *, text: str, cached: bool, latency_ms: float,
-               stats: RequestStats | None, outcome: str, prefetch_taken: bool = False) -> None:
+               stats: RequestStats | None, outcome: str, prefetch_taken: bool = False,
+               invoked: bool = False, debounce_ms: float = 0.0, alternatives: int = 0,
+               alternatives_evaluated_tokens: int = 0) -> None:
         """Add one answered request (``outcome``: ok, empty, cancelled, superseded...;
-        ``prefetch_taken``: answered by the idle prefetch that was generating its state)."""
+        ``prefetch_taken``: answered by the idle prefetch that was generating its state;
+        ``invoked``: the user asked (no debounce); ``debounce_ms``: the wait before the
+        engine started; ``alternatives``: other suggestions answered with it, whose sampling
+        evaluated ``alternatives_evaluated_tokens`` prompt tokens)."""
         entry: dict[str, Any] = {"time": time.time(), "kind": kind, "cached": cached,
                                  "latency_ms": round(latency_ms, 2), "outcome": outcome,
-                                 "chars": len(text), "prefetch_taken": prefetch_taken}
+                                 "chars": len(text), "prefetch_taken": prefetch_taken,
+                                 "invoked": invoked, "debounce_ms": round(debounce_ms, 2),
+                                 "alternatives": alternatives,
+                                 "alternatives_evaluated_tokens": alternatives_evaluated_tokens}
         with self._lock:
             t = self._totals
             t["requests"] += 1

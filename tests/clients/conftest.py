@@ -139,8 +139,11 @@ def _kill_group(pgid: int) -> None:
 
 
 def npm_ci(folder: Path) -> None:
-    """`npm ci` in `folder` unless its node_modules exists; fails the test with npm's error."""
-    if (folder / "node_modules").is_dir():
+    """`npm ci` in `folder` unless its node_modules matches the lockfile (npm's own record of
+    the install is newer); fails the test with npm's error."""
+    installed = folder / "node_modules" / ".package-lock.json"
+    if installed.is_file() and (
+            installed.stat().st_mtime >= (folder / "package-lock.json").stat().st_mtime):
         return
     npm = require_program("npm", GET_NODE)
     done = run_client([npm, "ci", "--no-audit", "--no-fund"], cwd=folder, timeout=300,

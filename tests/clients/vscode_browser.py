@@ -23,6 +23,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 LISTENING = re.compile(r"HTTP server listening on (http://127\.0\.0\.1:\d+/)")
 GHOST_TEXT = ".ghost-text-decoration, .ghost-text-decoration-preview"
 """The inline suggestion's part on the cursor's line, as VS Code draws it."""
+STATUS_ITEM = ".statusbar-item[id$='lspCoder.status']"
+"""lsp-coder's status bar item (its id ends with the one the extension gives it)."""
+QUICK_PICK_ROWS = ".quick-input-widget .quick-input-list .monaco-list-row"
 
 
 @dataclass
@@ -146,6 +149,28 @@ class Workbench:
         self.page.wait_for_selector(
             f".quick-input-list .monaco-list-row[aria-label*='{row_label}']")
         self.page.keyboard.press("Enter")
+
+    def status_item(self) -> Any:
+        """lsp-coder's status bar item."""
+        return self.page.locator(STATUS_ITEM)
+
+    def status_text(self) -> str:
+        """The status bar item's text ('' before it is drawn)."""
+        item = self.status_item()
+        return _plain(item.inner_text()).strip() if item.count() else ""
+
+    def open_status_menu(self) -> list[str]:
+        """Clicks the status bar item; returns the labels of the menu it opens."""
+        self.status_item().click()
+        rows = self.page.locator(QUICK_PICK_ROWS)
+        rows.first.wait_for()
+        return [row.get_attribute("aria-label") or "" for row in rows.all()]
+
+    def pick_from_status_menu(self, label: str) -> None:
+        """Opens the status bar menu and runs the entry whose label contains ``label``."""
+        self.open_status_menu()
+        self.page.locator(f"{QUICK_PICK_ROWS}[aria-label*='{label}']").click()
+        self.page.locator(QUICK_PICK_ROWS).first.wait_for(state="hidden")
 
     def ghost_text(self) -> list[str]:
         """The pieces of the inline suggestion drawn on the cursor's line ([] when none)."""

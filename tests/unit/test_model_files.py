@@ -64,7 +64,8 @@ def test_a_wrong_digest_is_refused_and_nothing_is_left(parts_on_path, tmp_path):
 def test_a_missing_part_package_names_the_package_and_the_fix(parts_on_path):
     model, _ = parts_on_path
     more = EmbeddedModel(model.name, "more.gguf", model.package, 4, model.size, model.sha256)
-    with pytest.raises(ModelUnavailable, match=r"lspcodertestpart4.*lsp-coder\[model\]"):
+    with pytest.raises(ModelUnavailable,
+                       match=r"lspcodertestpart4.*pipx install --force .\.\[model\]"):
         ensure_embedded(more)
 
 
