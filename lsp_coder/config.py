@@ -69,7 +69,6 @@ class CompletionConfig:
     debounce_ms: int = _ranged(150, 0, 10_000)
     prefix_tokens: int = _ranged(1024, 16, MAX_TOKENS_ANY)
     suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
-    extra_context_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
     recent_lines: int = _ranged(8, 0, 64)
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
@@ -105,6 +104,7 @@ class FimStrings:
     suffix: str = ""
     middle: str = ""
     file_sep: str = ""
+    repo_name: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -140,6 +140,25 @@ class IdleConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ContextConfig:
+    """Code from beyond the open file, put first in the prompt (the other files' section)."""
+
+    budget_tokens: int = _ranged(512, 0, MAX_TOKENS_ANY)
+    """Tokens of the other files' section; 0: none (was ``completion.extra_context_tokens``)."""
+    definitions: bool = True
+    """The definitions of the imported names used around the cursor."""
+    open_files: bool = True
+    """Chunks of open and recently edited documents that share identifiers with the cursor's."""
+    workspace: bool = True
+    """Index the workspace folders in the background (definitions of other languages, files
+    not open)."""
+    max_files: int = _ranged(5000, 0, 1_000_000)
+    """Most workspace files indexed (the rest are not read)."""
+    max_file_bytes: int = _ranged(262_144, 0, 1 << 30)
+    """A workspace or defining file larger than this is not read."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
@@ -147,6 +166,7 @@ class Config:
     speculative: SpeculativeConfig = field(default_factory=SpeculativeConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
     idle: IdleConfig = field(default_factory=IdleConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
 
 
 def _strict(kind: type):
@@ -199,7 +219,7 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
         return config
     if not isinstance(layer, dict):
         raise ConfigError(f"{source}: expected a table of settings, got {type(layer).__name__}")
-    merged = _merge(_converter.unstructure(config), layer)
+    merged = _merge(_converter.unstructure(config), _renamed(layer))
     try:
         new = _converter.structure(merged, Config)
     except Exception as exc:  # cattrs wraps every failure
@@ -212,6 +232,21 @@ def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
     if problems:
         raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
     return new
+
+
+def _renamed(layer: dict[str, Any]) -> dict[str, Any]:
+    """``layer`` with keys of earlier versions put where they live now:
+    ``completion.extra_context_tokens`` is ``context.budget_tokens`` (which wins if both are
+    given)."""
+    completion = layer.get("completion")
+    if not (isinstance(completion, dict) and "extra_context_tokens" in completion):
+        return layer
+    completion = dict(completion)
+    budget = completion.pop("extra_context_tokens")
+    context = layer.get("context")
+    context = dict(context) if isinstance(context, dict) else {}
+    context.setdefault("budget_tokens", budget)
+    return {**layer, "completion": completion, "context": context}
 
 
 def _check_ranges(config: Config, previous: Config) -> tuple[Config, list[str]]:

@@ -68,6 +68,10 @@ class PromptParts:
     """The rest of the cursor line and the lines below."""
     recent: str = ""
     """The lines just above the cursor line that go after the middle token with it."""
+    repo: str = ""
+    """The workspace folder's name (the repository line of the model's format)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
 
     @property
     def prefix(self) -> str:
@@ -91,6 +95,10 @@ class FimQuery:
     """(path, text) chunks of other files."""
     recent: str = ""
     """Lines just above the cursor line, sent after the middle token with the typed text."""
+    repo: str = ""
+    """The workspace folder's name, for the model's repository format (with ``extra``)."""
+    path: str = ""
+    """The open file's path, written before it when ``extra`` is not empty."""
     prefix_tokens: int = 1024
     """The token budget ``above`` (with ``line_prefix``) was cut to."""
     suffix_tokens: int = 256

@@ -130,3 +130,54 @@ def test_bench_time_box_sets_the_inline_budget_of_every_run():
     assert _options(args)["completion"]["inline_budget_ms"] == 0
     args.time_box = 1500
     assert _options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500
+
+
+def _package(root):
+    pkg = root / "shapes"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "units.py").write_text("SCALE = 3\n\n\ndef scaled(value, factor):\n"
+                                  "    return value * factor * SCALE\n")
+    for i in range(3):
+        (pkg / f"shape{i}.py").write_text(
+            f"from .units import scaled\n\n\ndef area{i}(w, h):\n    side = w + {i}\n"
+            f"    total = scaled(side * h, {i})\n    return total\n")
+    return pkg
+
+
+def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tiny_qwen):
+    pkg = _package(tmp_path)
+    result = run("bench", "--crossfile", str(pkg), "--cases", "2", "--sources", "in-file,all",
+                 "--open-pause-ms", "0", "--tabs", "1", "--model", str(tiny_qwen),
+                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "2 of 3 cases from" in result.stdout
+    assert "all vs in-file: exact " in result.stdout
+    raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
+    assert all(c["expected"].startswith("total = scaled(side * h, ") for c in raw["cases"])
+    assert all(c["tabs"][0] == "shapes/units.py" for c in raw["cases"])
+    for name in ("in-file", "all"):
+        answers = raw["answers"][name]
+        assert len(answers) == 2 and all(a["prompt_tokens"] > 0 for a in answers)
+    assert (tmp_path / "out" / "crossfile.png").stat().st_size > 1000
+    # the package itself is untouched: the blanked buffers live in temporary copies
+    assert "total = scaled(side * h, 0)" in (pkg / "shape0.py").read_text()
+
+
+def test_bench_floor_compares_the_plain_prompt_and_the_server(tmp_path, tiny_qwen):
+    files = []
+    for suffix, line in ((".py", "    total = value + offset * {i}\n"),
+                         (".js", "  const total = value + offset * {i};\n"),
+                         (".c", "    int total = value + offset * {i};\n")):
+        path = tmp_path / f"code{suffix}"
+        path.write_text("".join(line.format(i=i) for i in range(80)))
+        files.append(str(path))
+    result = run("bench", "--floor", *files, "--floor-items", "1", "--model", str(tiny_qwen),
+                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "3 spans (python 1, javascript 1, c 1)" in result.stdout
+    raw = json.loads((tmp_path / "out" / "floor.json").read_text())
+    assert set(raw["answers"]) == {"plain", "server", "server, full prompt"}
+    assert all(len(a) == 3 for a in raw["answers"].values())
+    assert set(raw["summaries"]["plain"]) == {"python", "javascript", "c", "total"}
+    assert (tmp_path / "out" / "floor.png").stat().st_size > 1000

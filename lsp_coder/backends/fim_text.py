@@ -21,11 +21,14 @@ class FimText:
     suffix: str
     middle: str
     file_sep: str = ""
+    repo_name: str = ""
 
 
 FAMILIES: dict[str, FimText] = {
-    "qwen": FimText("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|file_sep|>"),
-    "starcoder": FimText("<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>"),
+    "qwen": FimText("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|file_sep|>",
+                    "<|repo_name|>"),
+    "starcoder": FimText("<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>",
+                         "<repo_name>"),
     "codellama": FimText("<PRE> ", " <SUF>", " <MID>"),
     "deepseek": FimText("<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>"),
 }
@@ -43,7 +46,8 @@ def resolve(setting: str | FimStrings, model_path: str = "") -> FimText:
     if isinstance(setting, FimStrings):
         if not (setting.prefix and setting.suffix and setting.middle):
             raise TemplateError("[backend] fim_template needs prefix, suffix and middle strings")
-        return FimText(setting.prefix, setting.suffix, setting.middle, setting.file_sep)
+        return FimText(setting.prefix, setting.suffix, setting.middle, setting.file_sep,
+                       setting.repo_name)
     name = setting.strip().lower()
     if name in FAMILIES:
         return FAMILIES[name]
@@ -64,22 +68,53 @@ def from_gguf(path: Path) -> FimText:
     except (OSError, ValueError) as exc:
         raise TemplateError(f"cannot read the FIM template from {path}: {exc}") from None
     found = FimText(vocab.token_text("pre"), vocab.token_text("suf"), vocab.token_text("mid"),
-                    vocab.token_text("sep"))
+                    vocab.token_text("sep"), vocab.token_text("rep"))
     if not (found.prefix and found.suffix and found.middle):
         raise TemplateError(f"{path} has no fill-in-the-middle tokens: set [backend]"
                             " fim_template to the engine model's family")
     return found
 
 
+COMMENT_PREFIX = {".py": "#", ".pyi": "#", ".sh": "#", ".bash": "#", ".rb": "#", ".lua": "--",
+                  ".toml": "#", ".yaml": "#", ".yml": "#"}
+"""The line comment a path header is written in, by file suffix ("//" otherwise)."""
+
+
+def path_header(path: str) -> str:
+    """A comment line naming ``path``, for models without a file separator token."""
+    return f"{COMMENT_PREFIX.get(Path(path).suffix, '//')} {path}\n"
+
+
+def file_entry(path: str, body: str) -> str:
+    """One other file as text after its separator: its path line, then its code ending in a
+    newline."""
+    return f"{path}\n{_ended(body)}"
+
+
+def _ended(body: str) -> str:
+    return body if body.endswith("\n") or not body else body + "\n"
+
+
+def repository(template: FimText, extra: tuple[tuple[str, str], ...], repo: str,
+               path: str) -> str:
+    """Other files before the open one, in the model's repository format: Qwen2.5-Coder's
+    ``<|repo_name|>name``, ``<|file_sep|>path`` + code per file, then ``<|file_sep|>path`` of
+    the open file (StarCoder's ``<repo_name>``/``<file_sep>`` alike); a path comment per file
+    for models without a separator. Empty without other files (the single-file prompt)."""
+    if not extra:
+        return ""
+    if not template.file_sep:
+        head = "".join(path_header(p) + _ended(body) for p, body in extra)
+        return head + (path_header(path) if path else "")
+    head = f"{template.repo_name}{repo}\n" if template.repo_name and repo else ""
+    head += "".join(template.file_sep + file_entry(p, body) for p, body in extra)
+    return head + (f"{template.file_sep}{path}\n" if path else "")
+
+
 def build(template: FimText, extra: tuple[tuple[str, str], ...], above: str, line_prefix: str,
-          suffix: str, recent: str = "") -> str:
-    """The prompt text: other files' chunks, then PSM with the recent lines and the typed line
-    after the middle."""
-    head = ""
-    for path, body in extra:
-        if template.file_sep:
-            head += f"{template.file_sep}{path}\n{body}"
-        else:
-            head += f"{path}\n{body}\n"
+          suffix: str, recent: str = "", repo: str = "", path: str = "") -> str:
+    """The prompt text: other files (``repository``), then PSM with the recent lines and the
+    typed line after the middle."""
+    head = repository(template, extra, repo, path)
     return (f"{head}{template.prefix}{above}{template.suffix}{suffix}{template.middle}"
             f"{recent}{line_prefix}")

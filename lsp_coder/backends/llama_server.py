@@ -37,7 +37,7 @@ class LlamaServerBackend(RemoteBackend):
 
     def prompt(self, query: FimQuery) -> str:
         return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
-                     query.recent)
+                     query.recent, query.repo, query.path)
 
     def body(self, query: FimQuery, *, prompt: str | None = None) -> dict:
         body = {
@@ -79,7 +79,8 @@ class LlamaServerBackend(RemoteBackend):
         prompt = None
         if part == "shared":  # up to the suffix marker: what every cursor in the window shares
             markers = self.template.suffix + self.template.middle
-            prompt = build(self.template, query.extra, query.above, "", "")[: -len(markers)]
+            prompt = build(self.template, query.extra, query.above, "", "", "", query.repo,
+                           query.path)[: -len(markers)]
         body = self.body(query, prompt=prompt)
         body["n_predict"] = 0
         body.pop("t_max_predict_ms", None)

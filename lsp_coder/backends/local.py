@@ -94,9 +94,9 @@ class LocalBackend:
 
         Only when the cache holds so little of ``full`` that reading the rest at the measured
         prefill speed would take longer than ``idle.cold_prompt_ms`` (a file just opened, a
-        window moved), and the short prompt (at most ``idle.cold_prompt_tokens``: the lines
-        nearest the cursor, no other files) has less left to read. Idle work then fills the
-        full prompt (a ``full`` branch), so not when idle work is off.
+        window moved), and the short prompt (at most ``idle.cold_prompt_tokens`` of the lines
+        nearest the cursor, after the same other files' section) has less left to read. Idle
+        work then fills the full prompt (a ``full`` branch), so not when idle work is off.
         """
         idle = config.idle
         limit = idle.cold_prompt_tokens
@@ -107,8 +107,9 @@ class LocalBackend:
         if full_new * engine.prefill_token_ms <= idle.cold_prompt_ms:
             return None
         prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
-        short_query = replace(query, extra=(), prefix_tokens=prefix, suffix_tokens=suffix,
-                              extra_tokens=0)
+        # The other files stay: they are the definitions the cursor uses, and the same first
+        # tokens as the full prompt's, so the full prompt read later reuses them.
+        short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
         short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
         lines = query.above.splitlines(keepends=True)
@@ -178,7 +179,7 @@ class LocalBackend:
                 window_drop_lines: int | None = None) -> Prompt:
         engine = self.engine
         parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
-                            query.recent)
+                            query.recent, query.repo, query.path)
         return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
                             prefix_tokens=query.prefix_tokens,
                             suffix_tokens=query.suffix_tokens,

@@ -29,6 +29,7 @@ from typing import Callable
 
 from ..engine.fim_template import FimTemplate
 from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from .fim_text import FimText, file_entry, repository
 
 Tokenize = Callable[[str], list[int]]
 Detokenize = Callable[[list[int]], str]
@@ -111,6 +112,29 @@ def resolve_layout(setting: str, architecture: str) -> str:
     return DEFAULT_LAYOUT.get(architecture, "psm")
 
 
+def _repository(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
+                limit: int) -> list[int]:
+    """Tokens of the other files before the open one (``fim_text.repository``'s layout with
+    the model's own separator tokens), the last files left out until they fit ``limit``."""
+    entries = list(parts.extra)
+    while entries:
+        if template.file_sep < 0:
+            text = repository(FimText("", "", ""), tuple(entries), parts.repo, parts.path)
+            tokens = tokenize(text)
+        else:
+            tokens = []
+            if template.repo_name >= 0 and parts.repo:
+                tokens += [template.repo_name] + tokenize(f"{parts.repo}\n")
+            for path, body in entries:
+                tokens += [template.file_sep] + tokenize(file_entry(path, body))
+            if parts.path:
+                tokens += [template.file_sep] + tokenize(f"{parts.path}\n")
+        if len(tokens) <= limit:
+            return tokens
+        entries.pop()
+    return []
+
+
 def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
                  detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
                  extra_tokens: int, layout: str = "psm",
@@ -124,14 +148,7 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     window start the cache holds).
     """
     head: list[int] = [template.bos] if template.bos >= 0 else []
-    extra: list[int] = []
-    for path, body in parts.extra:
-        if template.file_sep >= 0:
-            extra += [template.file_sep] + tokenize(f"{path}\n{body}")
-        else:
-            extra += tokenize(f"{path}\n{body}\n")
-    if len(extra) > extra_tokens:
-        extra = []
+    extra = _repository(template, parts, tokenize, extra_tokens)
     typed = tokenize(parts.line_prefix) if parts.line_prefix else []
     typed = _trim_front(typed, prefix_tokens)  # a long line of one-token characters
     heal = ""

@@ -19,7 +19,7 @@ class LocalVocab:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def token_text(self, which: str) -> str:
-        """The text of the FIM token ``which`` (pre, suf, mid, sep); "" when there is none."""
+        """The text of the FIM token ``which`` (pre, suf, mid, sep, rep); "" when there is none."""
         token = getattr(llama_cpp, f"llama_vocab_fim_{which}")(self._vocab)
         if token < 0:
             return ""

@@ -29,7 +29,7 @@ class OllamaBackend(RemoteBackend):
         return {
             "model": self.model,
             "prompt": build(self.template, query.extra, query.above, query.line_prefix,
-                            query.suffix, query.recent),
+                            query.suffix, query.recent, query.repo, query.path),
             "raw": True,
             "stream": True,
             "options": {"num_predict": query.max_tokens, "temperature": query.temperature,

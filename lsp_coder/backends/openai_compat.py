@@ -36,7 +36,7 @@ class OpenAIBackend(RemoteBackend):
 
     def prompt(self, query: FimQuery) -> str:
         return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
-                     query.recent)
+                     query.recent, query.repo, query.path)
 
     def body(self, query: FimQuery) -> dict:
         body = {

@@ -89,14 +89,16 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read-ms", type=float, default=800.0,
                    help="--idle: time spent reading a suggestion before accepting it")
     p.add_argument("--open-pause-ms", type=float, default=2000.0,
-                   help="--idle: time between opening a file and the first key")
+                   help="--idle: time between opening a file and the first key; --crossfile:"
+                        " and the request")
     p.add_argument("--no-highlight", action="store_true",
                    help="--idle: the client does not tell the cursor when it opens a file (no"
                         " textDocument/documentHighlight, as Neovim and Helix by default)")
     p.add_argument("--cold", action="store_true",
                    help="--idle: also a run with the short prompt for a cold cache")
     p.add_argument("--cold-ms", type=int, default=1500,
-                   help="--idle: idle.cold_prompt_ms of the --cold and --parts run")
+                   help="--idle: idle.cold_prompt_ms of the --cold and --parts run;"
+                        " --crossfile: of every run (0: always the full prompt)")
     p.add_argument("--cold-tokens", type=int, default=0,
                    help="--idle: idle.cold_prompt_tokens of that run (0: the default)")
     p.add_argument("--time-box", type=int, default=0, metavar="MS",
@@ -115,9 +117,13 @@ def add_bench_arguments(p: argparse.ArgumentParser) -> None:
                    help="instead: the event loop's longest block while a 5 MB document and a"
                         " 200,000-character line are opened, edited and completed, and the"
                         " cost of a key in a 1,000,000-character line against a normal one")
+    from .crossfile import add_crossfile_arguments
+    from .floor import add_floor_arguments
     from .team import add_team_arguments
 
     add_team_arguments(p)
+    add_crossfile_arguments(p)
+    add_floor_arguments(p)
 
 
 def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
@@ -407,6 +413,21 @@ def bench_main(args: argparse.Namespace) -> int:
         return 1 if summary["failures"] else 0
     if args.idle:
         asyncio.run(run_idle_bench(args))
+        return 0
+    if args.crossfile:
+        from .crossfile import run_crossfile
+
+        # One line is scored: stop there. The product's short prompt for a cold cache.
+        options = _options(args, completion={"max_lines": 1},
+                           idle={"cold_prompt_ms": args.cold_ms})
+        asyncio.run(run_crossfile(args, options))
+        return 0
+    if args.floor:
+        from .floor import run_floor
+
+        # The product as configured, one line at most (what is scored).
+        run_floor(args, _options(args, completion={"max_lines": 1},
+                                 idle={"cold_prompt_ms": args.cold_ms}))
         return 0
     if args.documents:
         from .documents import run_documents

@@ -25,14 +25,20 @@ def position_at(text: str, offset: int) -> types.Position:
 
 
 class Session:
-    """One server process and one open document."""
+    """One server process and one document being edited (others may be open too).
+
+    ``root``: the workspace folder the client reports (``rootUri`` and ``workspaceFolders``),
+    as an editor opened on a project does; None for a file opened alone.
+    """
 
     def __init__(self, options: dict[str, Any] | None = None, config: str | None = None,
                  verbose: bool = False, server_log: Path | None = None,
-                 on_progress: Callable[[int, str], None] | None = None) -> None:
+                 on_progress: Callable[[int, str], None] | None = None,
+                 root: Path | None = None) -> None:
         """``on_progress`` hears the server's load progress (percentage, message)."""
         self.options = options or {}
         self.config = config
+        self.root = root
         self.client = LanguageClient("lsp-coder-session", "1")
         self.messages: list[str] = []
         self.uri = ""
@@ -88,10 +94,13 @@ class Session:
         await self.client.start_io(*args)
         # The server's stderr is a pipe: read it all, or a chatty server blocks on a full one.
         self._drain = asyncio.create_task(self._drain_stderr())
+        root_uri = None if self.root is None else self.root.as_uri()
+        folders = None if self.root is None else [
+            types.WorkspaceFolder(uri=root_uri, name=self.root.name)]
         await self.client.initialize_async(types.InitializeParams(
             capabilities=types.ClientCapabilities(window=types.WindowClientCapabilities(
                 work_done_progress=self.on_progress is not None)),
-            process_id=None, root_uri=None,
+            process_id=None, root_uri=root_uri, workspace_folders=folders,
             initialization_options=self.options))
         self.client.initialized(types.InitializedParams())
         deadline = time.monotonic() + timeout_s

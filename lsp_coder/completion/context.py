@@ -1,9 +1,6 @@
-"""What the model sees: windows of the document around the cursor, and other files' chunks."""
+"""What the model sees of the open document: windows around the cursor."""
 
 from __future__ import annotations
-
-import threading
-from collections import OrderedDict
 
 from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
 
@@ -78,86 +75,3 @@ def wants_multiline(parts: PromptParts) -> bool:
     if not typed:
         return True
     return typed.endswith(BLOCK_OPENERS)
-
-
-class ExtraContext:
-    """A small ring of chunks from other files, placed first in the prompt in a stable order.
-
-    A chunk is taken from a file when the user leaves it (completes in another file). The ring
-    keeps the most recent ``max_chunks`` files; their order in the prompt is the order they
-    entered the ring, so adding a new chunk only changes the prompt's end of this section.
-    """
-
-    def __init__(self, max_chunks: int = 3, chunk_lines: int = 40) -> None:
-        self.max_chunks = max_chunks
-        self.chunk_lines = chunk_lines
-        self._chunks: OrderedDict[str, tuple[str, str]] = OrderedDict()
-        self._current: tuple[str, str, str, int] | None = None
-        self._lock = threading.Lock()  # forget() comes from the server thread
-
-    def visit(self, uri: str, path: str, text: str, offset: int) -> None:
-        """Record where the user is; leaving a file pushes a chunk of it into the ring."""
-        with self._lock:
-            self._visit(uri, path, text, offset)
-
-    def _visit(self, uri: str, path: str, text: str, offset: int) -> None:
-        if self._current is not None and self._current[0] != uri:
-            old_uri, old_path, old_text, old_offset = self._current
-            self._chunks.pop(old_uri, None)
-            self._chunks[old_uri] = (old_path, self._chunk_around(old_text, old_offset))
-            while len(self._chunks) > self.max_chunks:
-                self._chunks.popitem(last=False)
-        self._current = (uri, path, text, offset)
-
-    def _chunk_around(self, text: str, offset: int) -> str:
-        """``chunk_lines`` lines around ``offset``, starting on a window step; only the lines
-        near the cursor are scanned (a file being left may be megabytes)."""
-        line = text.count("\n", 0, offset)
-        lo = max(0, line - self.chunk_lines // 2)
-        lo -= lo % WINDOW_QUANTUM_LINES
-        start = text.rfind("\n", 0, offset) + 1
-        for _ in range(line - lo):
-            start = text.rfind("\n", 0, start - 1) + 1
-        end = start
-        for _ in range(self.chunk_lines):
-            newline = text.find("\n", end)
-            end = len(text) if newline < 0 else newline + 1
-            if newline < 0:
-                break
-        body = text[start:end]
-        return body if body.endswith("\n") or not body else body + "\n"
-
-    def forget(self, uri: str) -> None:
-        """A file closed: its chunk leaves the ring (and it is no longer being left)."""
-        with self._lock:
-            self._chunks.pop(uri, None)
-            if self._current is not None and self._current[0] == uri:
-                self._current = None
-
-    def chunks(self, uri: str, budget_tokens: int,
-               preview: bool = False) -> tuple[tuple[str, str], ...]:
-        """(path, text) chunks of files other than ``uri``, oldest first, within the budget.
-
-        ``preview``: the chunks as they will be once the user completes in ``uri`` (the file
-        being left has entered the ring), without changing the ring.
-        """
-        budget = budget_tokens * CHARS_PER_TOKEN
-        out: list[tuple[str, str]] = []
-        used = 0
-        with self._lock:
-            ring = OrderedDict(self._chunks)
-            current = self._current
-        if preview and current is not None and current[0] != uri:
-            ring.pop(current[0], None)
-            ring[current[0]] = (current[1], self._chunk_around(current[2], current[3]))
-            while len(ring) > self.max_chunks:
-                ring.popitem(last=False)
-        items = list(ring.items())
-        for other, (path, body) in items:
-            if other == uri:
-                continue
-            if used + len(path) + len(body) > budget:
-                break
-            out.append((path, body))
-            used += len(path) + len(body)
-        return tuple(out)

@@ -25,14 +25,16 @@ def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_to
     above = _trim_front(parts.above, max(0, prefix_tokens - typed - recent), count)
     suffix = _trim_back(parts.suffix, suffix_tokens, count)
     extra: list[tuple[str, str]] = []
-    used = 0
+    # The repository line and the open file's path line come with the first other file.
+    used = count(f"{parts.repo}\n{parts.path}\n") + 2 if parts.extra else 0
     for path, body in parts.extra:
         n = count(f"{path}\n{body}") + 1
         if used + n > extra_tokens:
             break
         extra.append((path, body))
         used += n
-    return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent)
+    return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent,
+                       parts.repo, parts.path)
 
 
 def _trim_front(text: str, budget: int, count: Count) -> str:

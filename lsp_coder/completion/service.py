@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any, Callable
 
 from ..backends.base import Backend
@@ -21,12 +21,14 @@ from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
-from .context import ExtraContext, split_document, wants_multiline
+from .context import split_document, wants_multiline
 from .filter_window import filter_window, rest_of_line
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .records import CompletionRequest, Suggestion
+from .related import RelatedContext
+from .related.text import uri_to_path
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
@@ -52,7 +54,8 @@ class CompletionService:
         self.lifecycle = BackendLifecycle(lambda: self.config)
         """The backend and its last load error."""
         self.suggestions = SuggestionCache()
-        self.extra = ExtraContext()
+        self.related = RelatedContext()
+        """Other files' code for the prompt: open documents, the workspace, definitions."""
         self._cold: set[str] = set()
         """Documents whose last request was answered from the short prompt for a cold cache
         (idle work then fills their full prompt)."""
@@ -124,16 +127,40 @@ class CompletionService:
         """A document closed: drop its suggestions, its place in the extra context and the
         start of its short window."""
         self.suggestions.forget(uri)
-        self.extra.forget(uri)
+        self.related.closed(uri)
         self._cold.discard(uri)
         backend = self.backend
         if backend is not None:
             backend.forget(uri)
 
+    # -- other files (event loop): one call per LSP event, recorded by the related context ---
+
+    def workspace_folders(self, folders: list[str]) -> None:
+        """The client's workspace folders (URIs); the index is built in the background."""
+        self.related.set_roots(folders, self.config)
+
+    def document_opened(self, uri: str, text: str) -> None:
+        """A document opened: its code may be shown in other documents' prompts."""
+        self.related.opened(uri, text)
+
+    def document_saved(self, uri: str, text: str | None) -> None:
+        """A document saved (``text``: its content, when known)."""
+        self.related.saved(uri, text)
+
+    def files_changed(self, uris: list[str]) -> None:
+        """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
+        paths = [p for p in map(uri_to_path, uris) if p is not None]
+        self.related.files_changed(paths)
+
     def snapshot(self) -> dict[str, Any]:
         """Whether a backend is ready, the load error, the backend and its cache memory (see
-        ``BackendLifecycle.snapshot``)."""
-        return self.lifecycle.snapshot()
+        ``BackendLifecycle.snapshot``), and with a workspace being indexed ``workspace_index``
+        (``related.workspace.IndexStats``)."""
+        out = self.lifecycle.snapshot()
+        index = self.related.index
+        if index is not None:
+            out["workspace_index"] = asdict(index.stats())
+        return out
 
     def status(self) -> dict[str, Any]:
         """Whether suggestions can come, for an editor's status display (event loop, cheap).
@@ -264,12 +291,12 @@ class CompletionService:
         other-files context."""
         cc = self.config.completion
         prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
-            cc.prefix_tokens, cc.suffix_tokens, cc.extra_context_tokens, cc.max_tokens)
+            cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
-        if not preview:
-            self.extra.visit(req.uri, req.path or req.uri, req.text, req.offset)
-        parts = replace(parts, extra=self.extra.chunks(req.uri, extra_tokens, preview=preview))
+        section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
+                                       self.config, record=not preview)
+        parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)
         if backend.kind != "local":  # the local engine holds its token prompt to the budgets
             parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
                               suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
@@ -283,6 +310,7 @@ class CompletionService:
         prefix_tokens, suffix_tokens, extra_tokens = budgets
         return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
                         suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
+                        repo=parts.repo, path=parts.path,
                         prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
                         extra_tokens=extra_tokens, max_tokens=cc.max_tokens,
                         temperature=cc.temperature, seed=cc.seed, **how)

@@ -135,7 +135,8 @@ class Engine:
         bos = model.bos if model.add_bos else -1
         if min(model.fim_pre, model.fim_suf, model.fim_mid) < 0:
             return FimTemplate(bos=bos)
-        return FimTemplate(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep, bos)
+        return FimTemplate(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep, bos=bos,
+                           repo_name=model.fim_rep)
 
     # -- used from the worker thread ------------------------------------------------------------
 

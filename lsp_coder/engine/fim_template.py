@@ -21,6 +21,8 @@ class FimTemplate:
     """Separates the extra files put before the prompt (-1: they are joined as plain text)."""
     bos: int = -1
     """Begins every prompt (-1: the model adds none)."""
+    repo_name: int = -1
+    """Begins the repository line before the extra files (-1: none is written)."""
 
     @property
     def has_fim(self) -> bool:

@@ -147,6 +147,7 @@ class Model:
         self.fim_suf: int = llama_cpp.llama_vocab_fim_suf(self.vocab)
         self.fim_mid: int = llama_cpp.llama_vocab_fim_mid(self.vocab)
         self.fim_sep: int = llama_cpp.llama_vocab_fim_sep(self.vocab)
+        self.fim_rep: int = llama_cpp.llama_vocab_fim_rep(self.vocab)
         self.n_layer: int = llama_cpp.llama_model_n_layer(ptr)
         self.n_embd: int = llama_cpp.llama_model_n_embd(ptr)
         self.size_bytes: int = llama_cpp.llama_model_size(ptr)

@@ -195,6 +195,7 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         # Over the config file's settings: a client after another (--tcp) brings its own.
         reload = ls.apply_settings(params.initialization_options, "initializationOptions",
                                    over=ls.base_config)
+        ls.service.workspace_folders(_folders(params))
         ls.status.begin(wants_status(params.capabilities))
         ls.load_needed = reload or not ls.service.loaded  # loaded after "initialized"
         if ls.load_needed:
@@ -216,10 +217,28 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         if ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
             await ls.load_model()
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: LspCoderServer,
+                                     params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.service.workspace_folders([f.uri for f in ls.workspace.folders.values()])
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: LspCoderServer,
+                                 params: types.DidChangeWatchedFilesParams) -> None:
+        ls.service.files_changed([change.uri for change in params.changes])
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LspCoderServer, params: types.DidOpenTextDocumentParams) -> None:
         doc = params.text_document
+        ls.service.document_opened(doc.uri, doc.text)
         ls.scheduler.opened(doc.uri, Path(to_fs_path(doc.uri) or doc.uri).name, doc.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LspCoderServer, params: types.DidSaveTextDocumentParams) -> None:
+        doc = ls.protocol.documents.get(params.text_document.uri)
+        ls.service.document_saved(params.text_document.uri,
+                                  params.text if params.text is not None else (
+                                      doc.text if doc is not None else None))
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: LspCoderServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -280,6 +299,16 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
         ls.scheduler.shutdown()
 
     return server
+
+
+def _folders(params: types.InitializeParams) -> list[str]:
+    """The workspace folders of ``initialize``: ``workspaceFolders``, else ``rootUri``, else
+    ``rootPath``."""
+    if params.workspace_folders:
+        return [f.uri for f in params.workspace_folders]
+    if params.root_uri:
+        return [params.root_uri]
+    return [params.root_path] if params.root_path else []
 
 
 def _inline_items(suggestion: Suggestion, position: types.Position):

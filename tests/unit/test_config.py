@@ -64,3 +64,12 @@ def test_bad_toml_is_a_clear_error(tmp_path):
         load_file(path)
     with pytest.raises(ConfigError, match="not found"):
         load_file(tmp_path / "missing.toml")
+
+
+def test_the_older_name_of_the_context_budget_is_still_read():
+    config = apply(Config(), {"completion": {"extra_context_tokens": 1024}}, "t")
+    assert config.context.budget_tokens == 1024
+    both = {"completion": {"extra_context_tokens": 1024}, "context": {"budget_tokens": 64}}
+    assert apply(Config(), both, "t").context.budget_tokens == 64
+    assert apply(Config(), {"context": {"definitions": False}}, "t").context == (
+        dataclasses.replace(Config().context, definitions=False))

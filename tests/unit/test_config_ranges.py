@@ -28,7 +28,7 @@ def test_every_number_of_the_model_and_the_budgets_is_ranged():
     for key in ("model.n_ctx", "model.n_batch", "model.n_ubatch", "model.n_seq_max",
                 "model.n_threads", "model.n_gpu_layers", "completion.max_tokens",
                 "completion.temperature", "completion.prefix_tokens",
-                "completion.suffix_tokens", "completion.extra_context_tokens",
+                "completion.suffix_tokens", "context.budget_tokens",
                 "cache.block_size", "cache.kv_budget_tokens", "speculative.max_draft",
                 "speculative.p_min"):
         assert key in names

@@ -140,3 +140,40 @@ def test_fitting_a_long_window_tokenizes_a_few_times_not_once_per_step():
     tokens, dropped = _fit_above(above, counting, 300, 4)
     assert (tokens, dropped) == _fewest_steps(above, 300, 4)
     assert len(calls) <= 10, len(calls)
+
+
+def _text(tokens: list[int], names: dict[int, str]) -> str:
+    return "".join(names.get(t, chr(t) if t > 31 or t == 10 else "?") for t in tokens)
+
+
+EXTRA = (("pkg/core.py", "def scale(x):\n    ...\n"), ("util.py", "LIMIT = 10"))
+
+
+def _repo_prompt(template: FimTemplate, extra=EXTRA, extra_tokens: int = 1000) -> str:
+    parts = PromptParts(extra, "x = 1\n", "y = sc", "\n", repo="proj", path="pkg/app.py")
+    tokens = build_prompt(template, parts, _tokenize, lambda t: "".join(map(chr, t)),
+                          prefix_tokens=100, suffix_tokens=100, extra_tokens=extra_tokens).tokens
+    return _text(tokens, {1: "<PRE>", 2: "<SUF>", 3: "<MID>", 4: "<SEP>", 5: "<REPO>"})
+
+
+def test_other_files_use_the_models_repository_format():
+    qwen = FimTemplate(1, 2, 3, file_sep=4, repo_name=5)
+    assert _repo_prompt(qwen) == (
+        "<REPO>proj\n<SEP>pkg/core.py\ndef scale(x):\n    ...\n<SEP>util.py\nLIMIT = 10\n"
+        "<SEP>pkg/app.py\n<PRE>x = 1\n<SUF>\n<MID>y = s")
+    # A budget too small for both files leaves the last one out, not both.
+    assert _repo_prompt(qwen, extra_tokens=60) == (
+        "<REPO>proj\n<SEP>pkg/core.py\ndef scale(x):\n    ...\n<SEP>pkg/app.py\n<PRE>x = 1\n"
+        "<SUF>\n<MID>y = s")
+    assert _repo_prompt(qwen, extra_tokens=5) == "<PRE>x = 1\n<SUF>\n<MID>y = s"
+
+
+def test_a_model_without_a_file_separator_gets_path_comments():
+    assert _repo_prompt(FimTemplate(1, 2, 3)) == (
+        "# pkg/core.py\ndef scale(x):\n    ...\n# util.py\nLIMIT = 10\n# pkg/app.py\n"
+        "<PRE>x = 1\n<SUF>\n<MID>y = s")
+
+
+def test_without_other_files_the_prompt_is_the_single_file_one():
+    assert _repo_prompt(FimTemplate(1, 2, 3, file_sep=4, repo_name=5), extra=()) == (
+        "<PRE>x = 1\n<SUF>\n<MID>y = s")

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
-from hypothesis import given
-from hypothesis import strategies as st
-
 from lsp_coder.completion.context import (
     WINDOW_QUANTUM_LINES,
-    ExtraContext,
     split_document,
     wants_multiline,
 )
@@ -47,44 +41,3 @@ def test_multiline_after_block_openers_and_on_blank_lines():
     assert wants_multiline(parts("def f(x):\n    "))
     assert not wants_multiline(parts("    return x +"))
     assert not wants_multiline(parts("print(", ")\n"))  # mid-line: to the end of the line
-
-
-def test_extra_context_keeps_files_left_in_a_stable_order():
-    ring = ExtraContext(max_chunks=2)
-    ring.visit("a", "a.py", "alpha = 1\n", 0)
-    ring.visit("b", "b.py", "beta = 2\n", 0)
-    ring.visit("a", "a.py", "alpha = 1\n", 0)
-    assert ring.chunks("a", 1000) == (("b.py", "beta = 2\n"),)
-    ring.visit("c", "c.py", "gamma = 3\n", 0)
-    assert [p for p, _ in ring.chunks("c", 1000)] == ["b.py", "a.py"]
-    ring.visit("d", "d.py", "delta = 4\n", 0)
-    assert [p for p, _ in ring.chunks("d", 1000)] == ["a.py", "c.py"]
-    assert ring.chunks("d", 1) == ()
-
-
-def test_a_closed_file_leaves_the_extra_context():
-    ring = ExtraContext(max_chunks=3)
-    ring.visit("a", "a.py", "alpha = 1\n", 0)
-    ring.visit("b", "b.py", "beta = 2\n", 0)
-    ring.forget("a")
-    assert ring.chunks("b", 1000) == ()
-    ring.forget("b")  # closed while being edited: leaving it later pushes nothing
-    ring.visit("c", "c.py", "gamma = 3\n", 0)
-    assert ring.chunks("c", 1000) == ()
-
-
-@given(st.lists(st.text(alphabet="ab \t", max_size=6), max_size=120), st.data())
-def test_a_left_file_chunk_is_the_lines_around_the_cursor_on_a_window_step(lines, data):
-    text = "\n".join(lines)
-    offset = data.draw(st.integers(0, len(text)))
-    ring = ExtraContext(max_chunks=1, chunk_lines=40)
-    ring.visit("a", "a.py", text, offset)
-    ring.visit("b", "b.py", "", 0)
-    chunk = ring.chunks("b", 10_000)
-    cursor_line = text.count("\n", 0, offset)
-    lo = max(0, cursor_line - 20)
-    lo -= lo % WINDOW_QUANTUM_LINES
-    expected = "".join(re.findall(r"[^\n]*\n|[^\n]+\Z", text)[lo : lo + 40])
-    if expected and not expected.endswith("\n"):
-        expected += "\n"
-    assert chunk == (("a.py", expected),)

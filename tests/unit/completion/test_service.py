@@ -111,11 +111,11 @@ def test_forget_snapshot_and_reconfigure_between_requests(tiny_qwen):
         assert 0 < snap["kv_used_bytes"] <= snap["kv_budget_bytes"]
         assert snap["kv_evicted_blocks"] == 0
         service.suggestions.store(req.uri, DOC[:CURSOR], "", "urn a + b")
-        service.extra.visit("file:///other.py", "other.py", "x = 1\n", 0)
-        assert service.extra.chunks("file:///other.py", 1000)
+        other = ("file:///other.py", "print(add(3, 4))\n", 0, 1000, service.config)
+        assert service.related.section(*other).entries  # the document completed in is shown
         service.forget(req.uri)
         assert service.suggestions.latest(req.uri) == ""
-        assert not service.extra.chunks("file:///other.py", 1000)
+        assert not service.related.section(*other).entries
         # New speculation settings need no reload; the engine takes them with the next request.
         engine = service.backend.engine
         old = service.config

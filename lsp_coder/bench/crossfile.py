@@ -1,0 +1,243 @@
+"""``lsp-coder bench --crossfile``: does what other files hold make the line right?
+
+Cases come from real packages (see ``crossfile_cases``): a line that uses a name from another
+module of the package is blanked (with ``--first-use``, only its first use in the file). Every
+case of every run gets a fresh copy of its package as the workspace (``rootUri``), whose copy
+of the case's file holds the blanked buffer, so no index can read the answer, and a fresh
+server. The client does the same in every run: it opens the module defining the name and
+``--tabs`` other modules of the package as tabs, then the case's file, rests
+``--open-pause-ms``, and asks for one inline completion after the blank line's indentation.
+The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
+source alone, and all of them; a run name ending in ``+full`` also sets
+``idle.cold_prompt_ms = 0`` (always the full prompt).
+
+It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
+that name the used name, and the request's latency and prompt tokens; writes the cases and
+answers as JSON and a bar chart as PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ..client.session import Session
+from .crossfile_cases import CrossCase, Source, make_workspace, resolve_source, select, source_cases
+from .scoring import edit_similarity, exact, uses_name
+
+SOURCES = ("definitions", "open_files", "workspace")
+"""The ``[context]`` switches, one run each."""
+
+DEFAULT_RUNS = ("in-file", *SOURCES, "all")
+
+HELD_OUT = ("asyncio", "importlib", "xml.dom", "unittest", "concurrent.futures", "urllib")
+"""Packages reported on by default; tune on others (``email``, ``json``, ``multiprocessing``)."""
+
+
+@dataclass(slots=True)
+class Answer:
+    """One case's completion in one run."""
+
+    case: int
+    """The case's index in the run's case list."""
+    suggestion: str
+    """What the server answered (all of it)."""
+    exact: bool
+    """The first line is the blanked line."""
+    edit_similarity: float
+    """0-100, of the first line against the blanked line."""
+    uses_name: bool
+    """The first line names the used name."""
+    latency_ms: float
+    """From the request to its answer, at the client."""
+    prompt_tokens: int
+    """The request's prompt size (0 when no engine request answered it)."""
+    short_prompt: bool
+    """The short prompt for a cold cache answered it (``idle.cold_prompt_ms``)."""
+
+
+def add_crossfile_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--crossfile", action="store_true",
+                   help="instead: blank lines that use a name from a sibling module of the"
+                        " packages or folders given as FILES (default: "
+                        + " ".join(HELD_OUT) + ") and compare the [context] sources")
+    p.add_argument("--cases", type=int, default=30, help="--crossfile: how many cases")
+    p.add_argument("--seed", type=int, default=0, help="--crossfile, --floor: case selection")
+    p.add_argument("--per-file", type=int, default=2,
+                   help="--crossfile: at most this many cases from one file")
+    p.add_argument("--first-use", action="store_true",
+                   help="--crossfile: only the first line of a file that uses a name (the file"
+                        " never shows how it is called)")
+    p.add_argument("--tabs", type=int, default=2,
+                   help="--crossfile: other modules open besides the defining one")
+    p.add_argument("--sources", default=",".join(DEFAULT_RUNS),
+                   help="--crossfile: comma-separated runs among in-file, "
+                        + ", ".join(SOURCES) + ", all; NAME+full: also idle.cold_prompt_ms=0")
+
+
+def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
+    """The initializationOptions of run ``name`` (see the module docstring)."""
+    source, _, full = name.partition("+")
+    if full not in ("", "full") or source not in ("in-file", "all", *SOURCES):
+        raise ValueError(f"unknown --sources run {name!r}")
+    options = {section: dict(values) for section, values in base.items()}
+    context = options.setdefault("context", {})
+    for switch in SOURCES:
+        context[switch] = source in (switch, "all")
+    if source == "in-file":
+        context["budget_tokens"] = 0
+    if full:
+        options.setdefault("idle", {})["cold_prompt_ms"] = 0
+    return options
+
+
+def tabs_for(case: CrossCase, modules: list[str], count: int, seed: int) -> list[str]:
+    """The files open as tabs before the case's file: the defining module, then ``count``
+    other modules of the package chosen by a seeded draw (workspace-relative paths)."""
+    others = sorted(m for m in modules if m not in (case.path, case.defined_in))
+    rng = random.Random(f"{seed}:{case.path}:{case.line}")
+    return [case.defined_in, *rng.sample(others, min(count, len(others)))]
+
+
+async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[str, Any],
+              pause_ms: float, index: int, server_log: Path | None = None) -> Answer:
+    """One case with a fresh workspace and server (see the module docstring); the server's
+    debug log is appended to ``server_log`` if given."""
+    with tempfile.TemporaryDirectory(prefix="lsp-coder-crossfile-") as tmp:
+        root = Path(tmp)
+        target = make_workspace(source, case, root)
+        session = Session(options, root=root, server_log=server_log)
+        totals = await session.start()
+        try:
+            if not totals.get("model_loaded"):
+                raise RuntimeError(f"the model did not load: {totals.get('error')}")
+            for tab in tabs:
+                path = root / tab
+                session.open(path.as_uri(), path.read_text(encoding="utf-8"))
+            session.open(target.as_uri(), case.text)
+            await asyncio.sleep(pause_ms / 1000)
+            sent = time.perf_counter()
+            suggestion = await session.inline(case.offset)
+            latency = (time.perf_counter() - sent) * 1000
+            recent = (await session.stats())["recent"][-1]
+        finally:
+            await session.close()
+    return Answer(index, suggestion, exact(suggestion, case.expected),
+                  edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
+                  latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
+
+
+def summarize(answers: list[Answer]) -> dict[str, float]:
+    n = max(1, len(answers))
+    return {
+        "cases": len(answers),
+        "exact": sum(a.exact for a in answers),
+        "exact_rate": sum(a.exact for a in answers) / n,
+        "edit_similarity": sum(a.edit_similarity for a in answers) / n,
+        "uses_name_rate": sum(a.uses_name for a in answers) / n,
+        "latency_p50_ms": statistics.median(a.latency_ms for a in answers) if answers else 0.0,
+        "prompt_tokens_p50": (statistics.median(a.prompt_tokens for a in answers)
+                              if answers else 0.0),
+        "short_prompts": sum(a.short_prompt for a in answers),
+    }
+
+
+def table(summaries: dict[str, dict[str, float]]) -> str:
+    head = (f"{'run':<22}{'exact':>12}{'edit sim':>10}{'names it':>10}{'latency p50':>13}"
+            f"{'prompt tok':>12}{'short':>7}")
+    lines = [head]
+    for name, s in summaries.items():
+        lines.append(f"{name:<22}{s['exact']:>5.0f}/{s['cases']:<3.0f}({s['exact_rate']:3.0%})"
+                     f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
+                     f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
+                     f"{s['short_prompts']:>7.0f}")
+    base = summaries.get("in-file")
+    if base is not None:
+        for name, s in summaries.items():
+            if name == "in-file":
+                continue
+            ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
+                     else f"{s['exact']:.0f} vs none")
+            lines.append(f"{name} vs in-file: exact {ratio}, edit similarity"
+                         f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
+    return "\n".join(lines)
+
+
+def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    names = list(summaries)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], [100 * summaries[n]["exact_rate"] for n in names], 0.4,
+           label="exact line (%)")
+    ax.bar([x + 0.2 for x in xs], [summaries[n]["edit_similarity"] for n in names], 0.4,
+           label="edit similarity")
+    ax.set_xticks(list(xs), names)
+    ax.set_ylim(0, 100)
+    ax.set_title("lsp-coder: cross-file lines by context source")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
+    names = [str(f) for f in args.files] or list(HELD_OUT)
+    sources = {name: resolve_source(name) for name in names}
+    pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
+    cases = select(pool, args.cases, args.seed, args.per_file)
+    modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
+                            for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
+               for name, s in sources.items()}
+    tabs = [tabs_for(c, modules[c.source], args.tabs, args.seed) for c in cases]
+    runs = [r.strip() for r in args.sources.split(",") if r.strip()]
+    plans = {name: run_options(name, base) for name in runs}
+    print(f"bench --crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"
+          f" runs: {', '.join(runs)}", flush=True)
+    answers: dict[str, list[Answer]] = {name: [] for name in plans}
+    args.out.mkdir(parents=True, exist_ok=True)
+    # Case by case, every run on each: a run stopped early still compares like with like,
+    # and the JSON written after each case holds what is done.
+    for i, case in enumerate(cases):
+        for name, options in plans.items():
+            answer = await ask(case, sources[case.source], tabs[i], options,
+                               args.open_pause_ms, i, args.server_log)
+            answers[name].append(answer)
+            print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
+                  f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
+        _write(args.out / "crossfile.json", names, args.seed, cases[: i + 1], tabs, answers)
+    summaries = {name: summarize(a) for name, a in answers.items()}
+    print()
+    print(table(summaries))
+    png = args.out / "crossfile.png"
+    if plot(summaries, png):
+        print(f"plot: {png}")
+    print(f"raw numbers: {args.out / 'crossfile.json'}")
+    return summaries
+
+
+def _write(path: Path, sources: list[str], seed: int, cases: list[CrossCase],
+           tabs: list[list[str]], answers: dict[str, list[Answer]]) -> None:
+    """The cases done so far, their answers and the summaries, as JSON."""
+    raw = {"sources": sources, "seed": seed,
+           "summaries": {name: summarize(run) for name, run in answers.items()},
+           "cases": [{k: v for k, v in asdict(c).items() if k != "text"} | {"tabs": t}
+                     for c, t in zip(cases, tabs)],
+           "answers": {name: [asdict(a) for a in run] for name, run in answers.items()}}
+    path.write_text(json.dumps(raw, indent=1))

@@ -1,0 +1,199 @@
+"""Cross-file completion cases from real packages, built the way CrossCodeEval builds them.
+
+A case is a line inside a function that uses a name the file imports from another module of
+the same package (``from .other import name`` or ``from package.other import name``, where
+``other`` defines ``name`` at its top level; or ``other.name`` after ``from . import other``).
+With ``first_use`` only the first line in the file that uses the name counts, so the file
+itself never shows how it is called. The line is blanked to its indentation and the cursor put
+after it; the answer is the line's text.
+
+Selection is deterministic (see ``select``): a seeded shuffle per source, the sources taken in
+turn, at most ``per_file`` cases from one file.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import random
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .python_uses import (
+    function_lines,
+    imported_names,
+    name_uses,
+    parse,
+    split_lines,
+    top_level_names,
+)
+
+LINE_CHARS = (8, 120)
+"""An answer line's length without indentation, inclusive bounds."""
+
+COPY_IGNORED = ("__pycache__", "*.pyc", "*.so", "*.pyd")
+"""Left out of a workspace copy: build products no editor shows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A package or folder cases are drawn from."""
+
+    name: str
+    """As given: a dotted package name (``xml.dom``) or a folder path."""
+    folder: Path
+    """Where its files are."""
+    place: Path
+    """Where the folder goes inside a workspace (``xml/dom``), so imports resolve there."""
+    dotted: str
+    """The module name of the folder's ``__init__`` (``xml.dom``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrossCase:
+    """One blanked line; the workspace file holds ``text``, the buffer the editor has."""
+
+    source: str
+    """The ``Source.name`` it came from."""
+    path: str
+    """The file, relative to the workspace root (posix)."""
+    line: int
+    """The blanked line (0-based)."""
+    text: str
+    """The file with the line blanked to its indentation."""
+    offset: int
+    """The cursor: after the indentation of the blanked line (a str index into ``text``)."""
+    expected: str
+    """The line's original text without its indentation."""
+    name: str
+    """The name the line uses from the other module (``f`` of ``f(x)`` or ``m.f(x)``)."""
+    defined_in: str
+    """The module that defines the name, relative to the workspace root (posix)."""
+
+
+def resolve_source(name: str) -> Source:
+    """A folder path, or an installed package's dotted name; raises ValueError otherwise."""
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        folder = folder.resolve()
+        return Source(name, folder, Path(folder.name), folder.name)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(f"{name!r} is neither a folder nor an installed package")
+    folder = Path(next(iter(spec.submodule_search_locations))).resolve()
+    return Source(name, folder, Path(*name.split(".")), name)
+
+
+def modules(source: Source) -> dict[str, Path]:
+    """Dotted module name -> file, for every ``.py`` file under the source's folder."""
+    out: dict[str, Path] = {}
+    for path in sorted(source.folder.rglob("*.py")):
+        rel = path.relative_to(source.folder)
+        if "__pycache__" in rel.parts or not all(p.isidentifier() for p in rel.parts[:-1]):
+            continue
+        parts = list(rel.with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join([source.dotted, *parts])] = path
+    return out
+
+
+def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[str]],
+               paths: dict[str, Path], first_use: bool = False) -> list[CrossCase]:
+    """The cases of one file (see the module docstring), in line order; ``first_use``: only
+    the first line that uses each name."""
+    parsed = parse(path)
+    if parsed is None:
+        return []
+    text, tree = parsed
+    imports = imported_names(module, path, tree, defined)
+    if not imports:
+        return []
+    lines = split_lines(text)
+    candidates = function_lines(tree, lines)
+    cases = []
+    seen: set[tuple[str, str]] = set()
+    for key, node in name_uses(tree, imports, defined):
+        if first_use and key in seen:
+            continue
+        seen.add(key)
+        defining_module, name = key
+        lineno = node.lineno
+        header = candidates.pop(lineno, None)  # one case a line: its first name
+        if header is None or not any(n is node for e in header for n in ast.walk(e)):
+            continue
+        line = lines[lineno - 1]
+        body = line.rstrip("\r\n")
+        indent = body[: len(body) - len(body.lstrip())]
+        expected = body.strip()
+        if not LINE_CHARS[0] <= len(expected) <= LINE_CHARS[1]:
+            continue
+        start = sum(len(x) for x in lines[: lineno - 1])
+        newline = line[len(body):]
+        buffer = text[:start] + indent + newline + text[start + len(line):]
+        defining = paths[defining_module]
+        cases.append(CrossCase(
+            source=source.name, path=_workspace_path(source, path), line=lineno - 1,
+            text=buffer, offset=start + len(indent), expected=expected, name=name,
+            defined_in=_workspace_path(source, defining)))
+    return cases
+
+
+def _workspace_path(source: Source, path: Path) -> str:
+    return (source.place / path.relative_to(source.folder)).as_posix()
+
+
+def source_cases(source: Source, first_use: bool = False) -> list[CrossCase]:
+    """Every case of a source, in path and line order (see ``file_cases``)."""
+    paths = modules(source)
+    defined: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        parsed = parse(path)
+        if parsed is not None:
+            defined[module] = top_level_names(parsed[1])
+    out = []
+    for module, path in paths.items():
+        out.extend(file_cases(source, module, path, defined, paths, first_use))
+    return out
+
+
+def select(cases: list[CrossCase], count: int, seed: int, per_file: int) -> list[CrossCase]:
+    """``count`` cases by a seeded shuffle of each source's cases, taken from the sources in
+    turn (a package with a thousand cases does not crowd out one with twenty), at most
+    ``per_file`` from one file. The same cases in any order give the same selection."""
+    rng = random.Random(seed)
+    by_source: dict[str, list[CrossCase]] = {}
+    for case in sorted(cases, key=lambda c: (c.source, c.path, c.line)):
+        by_source.setdefault(case.source, []).append(case)
+    queues = []
+    for name in sorted(by_source):
+        queue = by_source[name]
+        rng.shuffle(queue)
+        queues.append(queue)
+    taken: dict[str, int] = {}
+    out: list[CrossCase] = []
+    while len(out) < count and any(queues):
+        for queue in queues:
+            while queue:
+                case = queue.pop(0)
+                if taken.get(case.path, 0) < per_file:
+                    taken[case.path] = taken.get(case.path, 0) + 1
+                    out.append(case)
+                    break
+            if len(out) >= count:
+                break
+    return out
+
+
+def make_workspace(source: Source, case: CrossCase, root: Path) -> Path:
+    """Copy the source under ``root`` (at ``source.place``) with the case's file holding its
+    blanked buffer; returns the case file's path there."""
+    shutil.copytree(source.folder, root / source.place, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(*COPY_IGNORED), symlinks=True)
+    target = root / case.path
+    target.write_text(case.text, encoding="utf-8")
+    return target

@@ -1,0 +1,367 @@
+"""Python: the definitions of the imported names the cursor uses, by ``ast`` and the imports.
+
+``from pkg.mod import Name`` / ``import pkg.mod as m`` in the open document are resolved to
+files of the workspace folders or of the document's own package (never to installed packages),
+and the names used near the cursor (``Name``, ``m.func``) to what those files define. A class
+shows its fields and method signatures, a function its signature and the first lines of its
+docstring; never whole bodies. A name a package's ``__init__`` re-exports is followed there.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from cachetools import LRUCache
+
+from . import tags
+
+IMPORT_START = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.M)
+
+DOCSTRING_LINES = 3
+"""The first lines of a docstring that are shown."""
+
+METHODS_SHOWN = 24
+"""At most this many methods of a class are listed (their signatures)."""
+
+REEXPORT_HOPS = 3
+"""How many ``from .x import Name`` re-exports are followed to find a definition."""
+
+IMPORT_SCAN_CHARS = 65_536
+"""Imports are looked for in this much of the document's start (and in the window at the
+cursor), so a huge document costs no more per request than a long one."""
+
+MODULES_CACHED = 256
+"""Parsed defining modules kept (keyed by path, checked against the file's size and time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What one local name of the document stands for."""
+
+    module: str
+    """The module named in the import (``pkg.mod``; for ``from . import x``, "")."""
+    level: int
+    """Leading dots of a relative import (0: absolute)."""
+    attr: str
+    """The name taken from the module ("" when the local name is the module itself)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A definition to show: where it is and its rendered text."""
+
+    path: Path
+    """The defining file."""
+    name: str
+    """The name defined."""
+    text: str
+    """Signature, docstring's first lines, a class's fields and methods."""
+
+
+@dataclass(slots=True)
+class _Module:
+    """What a parsed file offers: rendered top-level definitions and its re-exports."""
+
+    stamp: tuple[int, int]
+    """(size, mtime_ns) of the file when it was read."""
+    defined: dict[str, str]
+    """Top-level name -> its rendered text."""
+    reexports: dict[str, Imported]
+    """Names it imports (``from .core import Name``): where to look further."""
+    star: list[Imported]
+    """``from x import *`` modules, looked in when a name is not found."""
+
+
+def document_imports(text: str, window: str) -> dict[str, Imported]:
+    """``imports`` of the document's start (``IMPORT_SCAN_CHARS``) and of the window at the
+    cursor (a function's own imports)."""
+    return imports(text[:IMPORT_SCAN_CHARS]) | imports(window)
+
+
+def imports(text: str) -> dict[str, Imported]:
+    """Local name -> what it was imported from, for every import statement of ``text``.
+
+    Statements are found and parsed one at a time, so a syntax error elsewhere in the
+    document (the line being typed) costs nothing.
+    """
+    out: dict[str, Imported] = {}
+    for match in IMPORT_START.finditer(text):
+        out.update(_parse_import(_statement_at(text, match.start()).strip()))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _parse_import(statement: str) -> dict[str, Imported]:
+    try:
+        return _names_of(ast.parse(statement).body[0])
+    except (SyntaxError, IndexError, ValueError, RecursionError):
+        return {}
+
+
+def _statement_at(text: str, start: int) -> str:
+    """The import statement starting at ``start``: its line, or to ``)`` when parenthesised,
+    or over backslash-continued lines (bounded)."""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    line = text[start:end]
+    if "(" in line and ")" not in line:
+        close = text.find(")", end, end + 4096)
+        end = close + 1 if close >= 0 else end
+    while text[start:end].rstrip().endswith("\\") and end < len(text):
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return text[start:end]
+
+
+def _names_of(node: ast.stmt) -> dict[str, Imported]:
+    out: dict[str, Imported] = {}
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                out[alias.asname] = Imported(alias.name, 0, "")
+            else:  # ``import a.b`` binds ``a``; ``a.b.f`` is followed through the dots
+                top = alias.name.split(".")[0]
+                out[top] = Imported(top, 0, "")
+    elif isinstance(node, ast.ImportFrom):
+        for alias in node.names:
+            if alias.name != "*":
+                out[alias.asname or alias.name] = Imported(node.module or "", node.level,
+                                                           alias.name)
+    return out
+
+
+def without_imports(window: str) -> str:
+    """``window`` less its import lines (a name imported is not yet a name used)."""
+    return "\n".join(line for line in window.split("\n") if not IMPORT_START.match(line))
+
+
+def used_names(window: str) -> list[str]:
+    """Dotted names used in ``window`` (``a``, ``a.b.c``), in order of first use."""
+    seen: dict[str, None] = {}
+    for match in re.finditer(r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*", window):
+        seen.setdefault(re.sub(r"\s+", "", match.group()), None)
+    return list(seen)
+
+
+class PythonDefinitions:
+    """Resolves the names a document uses to their definitions (worker thread).
+
+    Args:
+        max_file_bytes: a module larger than this is not read.
+    """
+
+    def __init__(self, max_file_bytes: int) -> None:
+        self.max_file_bytes = max_file_bytes
+        self._modules: LRUCache[Path, _Module | None] = LRUCache(maxsize=MODULES_CACHED)
+
+    def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
+             roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
+        """The definitions of the ``used`` names (``used_names``) that ``imported`` (``imports``
+        of the document at ``path``) names, in order of first use, at most ``limit``."""
+        if not imported:
+            return []
+        search = _search_roots(path, roots)
+        out: list[Definition] = []
+        seen: set[tuple[Path, str]] = set()
+        for dotted in used:
+            parts = dotted.split(".")
+            target = imported.get(parts[0])
+            if target is None:
+                continue
+            found = self._resolve(target, parts[1:], path, search)
+            if found is not None and (found.path, found.name) not in seen:
+                seen.add((found.path, found.name))
+                out.append(found)
+                if len(out) >= limit:
+                    break
+        return out
+
+    def _resolve(self, target: Imported, rest: list[str], path: Path | None,
+                 search: tuple[Path, ...]) -> Definition | None:
+        """The definition that ``target`` followed by the attributes ``rest`` names."""
+        base = path.parent if path is not None else None
+        module = target.module
+        names = ([target.attr] if target.attr else []) + rest
+        # ``from pkg import mod``: the name may be a submodule; ``import a`` then ``a.b.f``.
+        while names:
+            sub = f"{module}.{names[0]}" if module else names[0]
+            if _find_module(sub, target.level, base, search) is None:
+                break
+            module, names = sub, names[1:]
+        if not names:
+            return None  # a module used as a whole: nothing short to show
+        file = _find_module(module, target.level, base, search)
+        return self._lookup(file, names[0], search, REEXPORT_HOPS) if file else None
+
+    def _lookup(self, file: Path, name: str, search: tuple[Path, ...],
+                hops: int) -> Definition | None:
+        parsed = self._module(file)
+        if parsed is None:
+            return None
+        if name in parsed.defined:
+            return Definition(file, name, parsed.defined[name])
+        if hops <= 0:
+            return None
+        onward = [parsed.reexports[name]] if name in parsed.reexports else parsed.star
+        for target in onward:
+            attr = target.attr or name
+            sub = _find_module(f"{target.module}.{attr}" if target.module else attr,
+                               target.level, file.parent, search)
+            if sub is not None and target.attr:
+                continue  # a submodule re-exported by name: nothing short to show
+            nxt = _find_module(target.module, target.level, file.parent, search)
+            if nxt is not None and nxt != file:
+                found = self._lookup(nxt, attr, search, hops - 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _module(self, file: Path) -> _Module | None:
+        """The parsed module at ``file`` (cached while its size and time stay the same);
+        None when it cannot be read or is too large."""
+        try:
+            st = file.stat()
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        cached = self._modules.get(file)
+        if cached is not None and cached.stamp == stamp:
+            return cached
+        parsed = None
+        if st.st_size <= self.max_file_bytes:
+            try:
+                source = file.read_bytes()
+            except OSError:
+                source = None
+            if source is not None and b"\0" not in source[:8192]:
+                parsed = _parse_module(source, stamp)
+        self._modules[file] = parsed
+        return parsed
+
+
+def _search_roots(path: Path | None, roots: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Where absolute imports are looked for: the folder above the document's top package,
+    its own folder, then each workspace folder and its ``src``."""
+    out: list[Path] = []
+    if path is not None:
+        top = path.parent
+        while (top / "__init__.py").is_file() and top.parent != top:
+            top = top.parent
+        out += [top, path.parent]
+    for root in roots:
+        out += [root, root / "src"]
+    return tuple(dict.fromkeys(out))
+
+
+def _find_module(module: str, level: int, base: Path | None,
+                 search: tuple[Path, ...]) -> Path | None:
+    """The file of ``module`` (``pkg/mod.py`` or ``pkg/mod/__init__.py``), or None."""
+    if level:
+        if base is None:
+            return None
+        start = base
+        for _ in range(level - 1):
+            start = start.parent
+        bases: tuple[Path, ...] = (start,)
+    else:
+        bases = search
+    rel = Path(*module.split(".")) if module else Path()
+    for root in bases:
+        for candidate in (root / rel.with_suffix(".py") if module else None,
+                          root / rel / "__init__.py"):
+            if candidate is not None and candidate.is_file():
+                return candidate
+    return None
+
+
+def _parse_module(source: bytes, stamp: tuple[int, int]) -> _Module:
+    """Render the top-level definitions of ``source``; a file with a syntax error gets its
+    definitions from tree-sitter's error-tolerant parse instead."""
+    text = source.decode("utf-8", "replace")
+    lines = text.splitlines(keepends=True)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        found = tags.definitions("python", source)
+        top = [t for t in found if not any(o.start_line < t.start_line <= o.end_line
+                                           for o in found if o is not t)]
+        return _Module(stamp, {t.name: tags.render(t, lines, found) for t in top}, {}, [])
+    defined: dict[str, str] = {}
+    reexports: dict[str, Imported] = {}
+    star: list[Imported] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined[node.name] = "".join(_function(node, lines))
+        elif isinstance(node, ast.ClassDef):
+            defined[node.name] = "".join(_class(node, lines))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    defined[target.id] = lines[node.lineno - 1] if node.lineno <= len(
+                        lines) else ""
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    star.append(Imported(node.module or "", node.level, ""))
+                else:
+                    reexports[alias.asname or alias.name] = Imported(
+                        node.module or "", node.level, alias.name)
+    return _Module(stamp, defined, reexports, star)
+
+
+def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+            lines: list[str]) -> list[str]:
+    """The lines from the first decorator to the line before the body (the whole first
+    line for a one-line definition)."""
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+    body = node.body[0].lineno - 1
+    if body <= node.lineno - 1:
+        return [lines[node.lineno - 1]]
+    return lines[first:body]
+
+
+def _docstring(node: ast.AST, indent: str) -> list[str]:
+    doc = ast.get_docstring(node)  # type: ignore[arg-type]
+    if not doc:
+        return []
+    first = doc.strip().split("\n\n", 1)[0].splitlines()[:DOCSTRING_LINES]
+    if len(first) == 1:
+        return [f'{indent}"""{first[0].strip()}"""\n']
+    return [f'{indent}"""{first[0].strip()}\n'] + [f"{indent}{line.strip()}\n"
+                                                  for line in first[1:]] + [f'{indent}"""\n']
+
+
+def _body_indent(node: ast.AST, lines: list[str]) -> str:
+    line = lines[node.body[0].lineno - 1]  # type: ignore[attr-defined]
+    return line[: len(line) - len(line.lstrip())] or "    "
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> list[str]:
+    header = _header(node, lines)
+    if len(header) == 1 and node.body[0].lineno == node.lineno:
+        return header
+    indent = _body_indent(node, lines)
+    return header + _docstring(node, indent) + [f"{indent}...\n"]
+
+
+def _class(node: ast.ClassDef, lines: list[str]) -> list[str]:
+    out = _header(node, lines)
+    indent = _body_indent(node, lines)
+    out += _docstring(node, indent)
+    methods = 0
+    for item in node.body:
+        if isinstance(item, (ast.AnnAssign, ast.Assign)):
+            out.append(lines[item.lineno - 1])
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and methods < (
+                METHODS_SHOWN):
+            methods += 1
+            if item.name == "__init__":
+                out += _function(item, lines)
+            else:
+                out += _header(item, lines) + [f"{indent}    ...\n"]
+    return out

@@ -1,0 +1,386 @@
+"""The other files' section of the prompt: what the cursor uses, from where it is defined.
+
+Sources, in the order they fill the budget: the definitions of the names used at the cursor
+(Python by its imports, other languages by the workspace index), then the windows of open
+documents most similar to the lines at the cursor. The section sits first in the prompt, so a
+change re-reads the whole prompt: it is recomputed only when what the cursor needs changes and
+otherwise kept as it was (see ``RelatedContext.section``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from cachetools import LRUCache
+
+from ...config import Config
+from ...shared_types import WINDOW_QUANTUM_LINES
+from ..context import CHARS_PER_TOKEN
+from . import tags
+from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
+from .similar import CHUNK_LINES, IGNORED, SimilarChunks
+from .text import display_path, identifiers, trim_lines, uri_to_path
+from .workspace import WorkspaceIndex
+
+WINDOW_LINES_ABOVE = 20
+"""The names used in this many lines above the cursor line (and on its prefix) count."""
+
+DEFINITIONS_MAX = 8
+"""At most this many definitions."""
+
+CHUNKS_MAX = 3
+"""At most this many similar windows."""
+
+OPEN_DOCUMENTS_MAX = 32
+"""Open or recently edited documents ranked for similar windows (most recent first)."""
+
+SECTIONS_KEPT = 64
+"""Documents whose last section is remembered (to keep it while it still serves)."""
+
+MIN_TRIMMED_CHARS = 80
+"""A trimmed item shorter than this is left out (a signature cut to nothing says little)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Other files' code for one request, as the prompt builders take it."""
+
+    entries: tuple[tuple[str, str], ...] = ()
+    """(path, text) per file, in a stable order; empty: the prompt is the open file's only."""
+    repo: str = ""
+    """The workspace folder's name (the repository line of the model's own format)."""
+    path: str = ""
+    """The open file's path, written before it when ``entries`` is not empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """One piece of the section: a definition or a window of a document."""
+
+    key: tuple
+    """What it is: ("def", file, name) or ("chunk", uri, first line)."""
+    path: str
+    """The path shown for it."""
+    text: str
+    """Its code."""
+    focus: int
+    """The line kept first when it is trimmed."""
+
+
+class RelatedContext:
+    """Tracks open documents and the workspace, and builds each request's section.
+
+    ``opened``, ``saved``, ``closed``, ``files_changed`` and ``set_roots`` come from the event
+    loop and only record; ``section`` runs on the worker.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._documents: OrderedDict[str, str] = OrderedDict()
+        self._roots: tuple[Path, ...] = ()
+        self._index: WorkspaceIndex | None = None
+        self._python: PythonDefinitions | None = None
+        self._similar = SimilarChunks()
+        self._sections: LRUCache[str, list[_Item]] = LRUCache(SECTIONS_KEPT)
+        self._chunks: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
+        self._generation = 0
+        self._files_generation = 0
+        """Grows when files change on disk (their definitions are read again)."""
+        self._definitions_found: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
+
+    # -- events (event loop) --------------------------------------------------------------------
+
+    def set_roots(self, folders: list[str], config: Config) -> None:
+        """The workspace folders (URIs or paths); indexing starts in the background."""
+        roots = []
+        for folder in folders:
+            path = uri_to_path(folder) if "://" in folder else Path(folder)
+            if path is not None:
+                roots.append(path)
+        with self._lock:
+            self._roots = tuple(dict.fromkeys(roots))
+            self._generation += 1
+        cc = config.context
+        if cc.workspace and self._roots and cc.max_files > 0:
+            if self._index is None:
+                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes)
+            self._index.set_roots(self._roots)
+
+    def opened(self, uri: str, text: str) -> None:
+        """A document was opened (or its text seen): it joins the similar-window candidates."""
+        with self._lock:
+            before = self._documents.pop(uri, None)
+            self._documents[uri] = text
+            while len(self._documents) > OPEN_DOCUMENTS_MAX:
+                self._documents.popitem(last=False)
+            if before != text:  # a save of the text a request just read changes nothing
+                self._generation += 1
+
+    def saved(self, uri: str, text: str | None) -> None:
+        """A document was saved: its new text counts, and the index reads the file again."""
+        if text is not None:
+            self.opened(uri, text)
+        path = uri_to_path(uri)
+        if path is not None:
+            self.files_changed([path])
+
+    def files_changed(self, paths: list[Path]) -> None:
+        """Files changed on disk (created, changed, deleted): index them again, and their
+        definitions leave the sections that show them (read again when still needed)."""
+        changed = set(paths)
+        with self._lock:
+            self._files_generation += 1
+            self._purge(lambda item: item.key[0] == "def" and item.key[1] in changed)
+        if self._index is not None and paths:
+            self._index.refresh(paths)
+
+    def closed(self, uri: str) -> None:
+        """A document closed: it leaves the candidates and its section is forgotten."""
+        with self._lock:
+            self._documents.pop(uri, None)
+            self._sections.pop(uri, None)
+            self._generation += 1
+            self._purge(lambda item: item.key[0] == "chunk" and item.key[1] == uri)
+
+    def _purge(self, gone) -> None:
+        """Drop the items ``gone`` says no longer exist from every remembered section (the
+        lock is held): a section is kept only while its items are still there to show."""
+        for uri, items in list(self._sections.items()):
+            if any(gone(item) for item in items):
+                self._sections[uri] = [item for item in items if not gone(item)]
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+
+    @property
+    def index(self) -> WorkspaceIndex | None:
+        """The workspace index (None before folders were set with indexing on)."""
+        return self._index
+
+    # -- the section (worker) -------------------------------------------------------------------
+
+    def section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
+                record: bool = True) -> Section:
+        """The other files' section for a request at ``offset`` of ``text`` (document ``uri``).
+
+        Stability: when everything the cursor needs now is already in the document's last
+        section, that section is returned unchanged; otherwise the items still needed keep
+        their order and the new ones follow. ``record``: remember the result as the
+        document's section (False for a preview by idle work).
+        """
+        cc = config.context
+        budget = budget_tokens * CHARS_PER_TOKEN
+        if budget <= 0 or not (cc.definitions or cc.open_files):
+            return Section()
+        with self._lock:
+            roots, generation = self._roots, self._generation
+            others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
+            if record:  # the most recently edited document; no other section changes for it
+                self._documents.pop(uri, None)
+                self._documents[uri] = text
+                while len(self._documents) > OPEN_DOCUMENTS_MAX:
+                    self._documents.popitem(last=False)
+        path = uri_to_path(uri)
+        shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
+        line = text.count("\n", 0, offset)
+        window = _window(text, offset, line)
+        items: list[_Item] = []
+        if cc.definitions:
+            items += self._definitions(text, window, path, roots, cc.max_file_bytes)
+        if cc.open_files and others:
+            items += self._similar_items(uri, text, offset, line, others, roots, generation)
+        wanted = _fit(items, budget)
+        with self._lock:
+            previous = self._sections.get(uri)
+        chosen = wanted
+        if previous is not None:
+            before = {(i.key, i.text) for i in previous}
+            if all((i.key, i.text) in before for i in wanted):
+                chosen = previous
+            else:
+                now = {(i.key, i.text) for i in wanted}
+                kept = [i for i in previous if (i.key, i.text) in now]
+                chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
+        if record:
+            with self._lock:
+                self._sections[uri] = chosen
+        if not chosen:
+            return Section()
+        entries: OrderedDict[str, list[str]] = OrderedDict()
+        for item in chosen:
+            entries.setdefault(item.path, []).append(item.text)
+        repo = next((r.name for r in roots if path is not None and path.is_relative_to(r)), "")
+        return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
+                       shown)
+
+    def _definitions(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
+                     max_bytes: int) -> list[_Item]:
+        """The definitions the window uses; found again only when the names used that could
+        resolve (imported ones, or ones the index holds), the imports, the index or a file
+        changed: a keystroke inside a new word changes none of them."""
+        language = tags.language_of(path.suffix) if path is not None else None
+        imported = document_imports(text, window) if language == "python" else {}
+        if language == "python":
+            used = [u for u in used_names(without_imports(window)) if u.split(".")[0] in imported]
+        elif self._index is not None:
+            used = [n for n in _nearest_first(window) if self._index.holds(n)]
+        else:
+            used = []
+        index = self._index.generation if self._index is not None else -1
+        with self._lock:
+            files = self._files_generation
+        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()), index, files)
+        cached = self._definitions_found.get(key)
+        if cached is None:
+            cached = self._find_definitions(imported, used, path, language, roots, max_bytes)
+            self._definitions_found[key] = cached
+        return cached
+
+    def _find_definitions(self, imported: dict, used: list[str], path: Path | None,
+                          language: str | None, roots: tuple[Path, ...],
+                          max_bytes: int) -> list[_Item]:
+        out: list[_Item] = []
+        if language == "python":
+            if self._python is None or self._python.max_file_bytes != max_bytes:
+                self._python = PythonDefinitions(max_bytes)
+            for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
+                out.append(_Item(("def", found.path, found.name),
+                                 display_path(found.path, roots), found.text, 0))
+            plain = {name.split(".")[0] for name in used}
+            names = [n for n in imported if n in plain]
+        else:
+            names = used
+        if self._index is None or language is None:
+            return out
+        have = {i.key[2] for i in out}
+        for name in names:
+            if len(out) >= DEFINITIONS_MAX:
+                break
+            if name in have:
+                continue
+            found = self._indexed(name, path, language, roots)
+            if found is not None:
+                have.add(name)
+                out.append(found)
+        return out
+
+    def _indexed(self, name: str, path: Path | None, language: str,
+                 roots: tuple[Path, ...]) -> _Item | None:
+        """The definition of ``name`` in another workspace file of the same language family,
+        the one nearest ``path`` when several files define it."""
+        family = tags.FAMILY.get(language, language)
+        candidates = []
+        for file, tag, file_tags in self._index.lookup(name):
+            other = tags.language_of(file.suffix)
+            if file == path or other is None or tags.FAMILY.get(other, other) != family:
+                continue
+            shared = len(_common_parts(file, path)) if path is not None else 0
+            candidates.append((-shared, len(file.parts), str(file), tag.start_line, file, tag,
+                               file_tags))
+        if not candidates:
+            return None
+        *_, file, tag, file_tags = min(candidates, key=lambda c: c[:4])
+        try:
+            if file.stat().st_size > (self._index.max_file_bytes if self._index else 0):
+                return None
+            lines = file.read_text("utf-8", "replace").splitlines(keepends=True)
+        except OSError:
+            return None
+        if tag.start_line >= len(lines):
+            return None
+        rendered = tags.render(tag, lines, file_tags)
+        return _Item(("def", file, name), display_path(file, roots), rendered, 0)
+
+    def _similar_items(self, uri: str, text: str, offset: int, line: int,
+                       others: list[tuple[str, str]],
+                       roots: tuple[Path, ...], generation: int) -> list[_Item]:
+        """The best windows of the other documents for the block of lines at the cursor,
+        computed once per block (typing inside it changes nothing)."""
+        block = line // WINDOW_QUANTUM_LINES
+        key = (uri, block, generation)
+        cached = self._chunks.get(key)
+        if cached is not None:
+            return cached
+        query = _lines_around(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
+                              (block + 1) * WINDOW_QUANTUM_LINES)
+        items = []
+        for chunk in self._similar.rank(query, others, CHUNKS_MAX):
+            other = uri_to_path(chunk.uri)
+            shown = display_path(other, roots) if other else chunk.uri.rsplit("/", 1)[-1]
+            items.append(_Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
+                               CHUNK_LINES // 2))
+        self._chunks[key] = items
+        return items
+
+
+def _window(text: str, offset: int, line: int) -> str:
+    """The lines above the cursor line (``WINDOW_LINES_ABOVE``) and its text before the
+    cursor."""
+    start = offset
+    for _ in range(WINDOW_LINES_ABOVE + 1):
+        found = text.rfind("\n", 0, start)
+        if found < 0:
+            start = 0
+            break
+        start = found
+    return text[start:offset]
+
+
+def _lines_around(text: str, offset: int, line: int, first: int, end: int) -> str:
+    """Lines ``first`` to ``end`` (exclusive) of ``text``, found from the cursor (``offset``,
+    on ``line``) without splitting the whole document."""
+    start = text.rfind("\n", 0, offset) + 1
+    for _ in range(line - first):
+        start = text.rfind("\n", 0, start - 1) + 1
+        if start == 0:
+            break
+    stop = offset
+    for _ in range(end - line):
+        found = text.find("\n", stop)
+        if found < 0:
+            return text[start:]
+        stop = found + 1
+    return text[start:stop]
+
+
+def _nearest_first(window: str) -> list[str]:
+    """The distinctive names of ``window``, those nearest its end (the cursor) first."""
+    seen: dict[str, None] = {}
+    for name in reversed(identifiers(window)):
+        if len(name) > 1 and name not in IGNORED:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def _common_parts(a: Path, b: Path) -> list[str]:
+    out = []
+    for x, y in zip(a.parent.parts, b.parent.parts):
+        if x != y:
+            break
+        out.append(x)
+    return out
+
+
+def _fit(items: list[_Item], budget: int) -> list[_Item]:
+    """``items`` in order within ``budget`` characters; one that does not fit whole is trimmed
+    to whole lines (nearest its focus first) into what is left, never dropped whole while a
+    useful part fits."""
+    out: list[_Item] = []
+    used = 0
+    headers: set[str] = set()
+    for item in items:
+        header = 0 if item.path in headers else len(item.path) + 2
+        left = budget - used - header
+        if left <= 0:
+            break
+        text = item.text if len(item.text) <= left else trim_lines(item.text, left, item.focus)
+        if len(text) < min(len(item.text), MIN_TRIMMED_CHARS):
+            continue
+        headers.add(item.path)
+        used += header + len(text) + 1
+        out.append(_Item(item.key, item.path, text, item.focus))
+    return out

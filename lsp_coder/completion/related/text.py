@@ -1,0 +1,62 @@
+"""Small text helpers shared by the sources of other files' context."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+def identifiers(text: str) -> list[str]:
+    """The identifiers of ``text`` in order (a word-level scan, no language rules)."""
+    return IDENTIFIER.findall(text)
+
+
+def trim_lines(text: str, budget_chars: int, focus_line: int = 0) -> str:
+    """Whole lines of ``text`` within ``budget_chars``, taken nearest ``focus_line`` first.
+
+    The lines kept are contiguous and in their order; nothing is cut inside a line, so a
+    focus line longer than the budget leaves nothing.
+    """
+    if len(text) <= budget_chars:
+        return text
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return ""
+    focus = max(0, min(focus_line, len(lines) - 1))
+    if len(lines[focus]) > budget_chars:
+        return ""
+    lo, hi, used = focus, focus + 1, len(lines[focus])
+    while True:
+        below = lines[hi] if hi < len(lines) else None
+        above = lines[lo - 1] if lo > 0 else None
+        # The nearer side first; below wins a tie (what follows a signature is its body).
+        take_below = below is not None and (above is None or hi - focus <= focus - lo + 1)
+        line = below if take_below else above
+        if line is None or used + len(line) > budget_chars:
+            break
+        used += len(line)
+        if take_below:
+            hi += 1
+        else:
+            lo -= 1
+    return "".join(lines[lo:hi])
+
+
+def uri_to_path(uri: str) -> Path | None:
+    """The file system path of a ``file:`` URI (None for other schemes)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    return Path(unquote(parsed.path))
+
+
+def display_path(path: Path, roots: tuple[Path, ...]) -> str:
+    """``path`` relative to the first workspace folder that holds it, else its name."""
+    for root in roots:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return path.name

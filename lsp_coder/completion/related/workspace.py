@@ -1,0 +1,316 @@
+"""A bounded index of the definitions in the workspace folders, built in the background.
+
+A thread walks the folders (source files only; ``.gitignore``'d, hidden and vendored folders
+left out; symbolic links to folders not followed, so a link loop is never entered) and a
+subprocess parses the files with tree-sitter, so a parse never holds this process's GIL (the
+event loop and the inference worker keep running). At most ``max_files`` files of at most
+``max_file_bytes`` are read, and the walk stops after ``WALK_ENTRIES_PER_FILE`` directory
+entries per allowed file, so a folder of 100,000 files costs a bounded walk. Unreadable,
+binary, vanished or oversized files are left out silently. The index keeps names and line
+numbers only, never file text.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import tags
+
+log = logging.getLogger(__name__)
+
+VENDORED = frozenset({
+    "node_modules", "bower_components", "vendor", "third_party", "site-packages", "venv",
+    "env", "build", "dist", "out", "target", "__pycache__", "Pods", "_build"})
+"""Folders never indexed (besides hidden ones, whose names start with a dot)."""
+
+WALK_ENTRIES_PER_FILE = 20
+"""The walk stops after this many directory entries per file it may index."""
+
+BATCH_FILES = 64
+"""Files sent to the parsing subprocess at a time."""
+
+IN_THREAD_FILES = 8
+"""A refresh of at most this many files is parsed in the index thread (no subprocess)."""
+
+BINARY_PROBE_BYTES = 8192
+"""A file with a NUL byte in its first this many bytes is binary."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """What the index holds and what building it cost."""
+
+    files: int
+    """Files indexed."""
+    definitions: int
+    """Definitions found in them."""
+    build_ms: float
+    """Wall time of the last full build (0 before one finished)."""
+    ready: bool
+    """Whether a full build has finished since the folders were last set."""
+
+
+def parse_files(paths: list[str], max_bytes: int) -> list[tuple[str, list[tags.Tag]]]:
+    """Read and parse ``paths`` (in the subprocess, or in the index thread for a few files);
+    files that cannot be read, are binary or too large are left out."""
+    out: list[tuple[str, list[tags.Tag]]] = []
+    for name in paths:
+        language = tags.language_of(os.path.splitext(name)[1])
+        if language is None:
+            continue
+        try:
+            with open(name, "rb") as f:
+                source = f.read(max_bytes + 1)
+        except OSError:
+            continue
+        if len(source) > max_bytes or b"\0" in source[:BINARY_PROBE_BYTES]:
+            continue
+        try:
+            out.append((name, tags.definitions(language, source)))
+        except (ValueError, RecursionError, MemoryError):
+            continue
+    return out
+
+
+def _lower_priority() -> None:
+    """The parsing subprocess yields the CPU to the model."""
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+
+
+class WorkspaceIndex:
+    """Names -> definitions in the workspace folders; safe to read from any thread.
+
+    Args:
+        max_files: most files indexed.
+        max_file_bytes: larger files are not read.
+    """
+
+    def __init__(self, max_files: int, max_file_bytes: int) -> None:
+        self.max_files = max_files
+        self.max_file_bytes = max_file_bytes
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._roots: tuple[Path, ...] = ()
+        self._rescan = False
+        self._pending: set[Path] = set()
+        self._files: dict[Path, list[tags.Tag]] = {}
+        self._names: dict[str, list[Path]] = {}
+        self._build_ms = 0.0
+        self._ready = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self.generation = 0
+        """Grows whenever what the index holds changes (a build or a refresh finished)."""
+
+    # -- control (any thread) -------------------------------------------------------------------
+
+    def set_roots(self, roots: tuple[Path, ...]) -> None:
+        """Index these folders (from scratch, in the background)."""
+        with self._wake:
+            if roots == self._roots and self._thread is not None:
+                return
+            self._roots, self._rescan, self._ready = roots, True, False
+            self._wake.notify()
+        self._start()
+
+    def refresh(self, paths: list[Path]) -> None:
+        """These files changed, appeared or vanished: index them again in the background."""
+        with self._wake:
+            self._pending.update(p for p in paths if self._under_roots(p))
+            self._wake.notify()
+        self._start()
+
+    def close(self) -> None:
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+
+    # -- reading (any thread) -------------------------------------------------------------------
+
+    def lookup(self, name: str) -> list[tuple[Path, tags.Tag, list[tags.Tag]]]:
+        """Where ``name`` is defined: (file, its tag, all the file's tags), in path order."""
+        with self._lock:
+            files = list(self._names.get(name, ()))
+            found = [(path, self._files.get(path, [])) for path in files]
+        out = []
+        for path, file_tags in sorted(found):
+            out += [(path, t, file_tags) for t in file_tags if t.name == name]
+        return out
+
+    def holds(self, name: str) -> bool:
+        """Whether some indexed file defines ``name`` (a dict lookup: cheap per keystroke)."""
+        return name in self._names
+
+    def stats(self) -> IndexStats:
+        with self._lock:
+            return IndexStats(len(self._files), sum(len(t) for t in self._files.values()),
+                              self._build_ms, self._ready)
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        """Block until a full build finished (for tests and the bench)."""
+        deadline = time.monotonic() + timeout_s
+        with self._wake:
+            while not self._ready:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._wake.wait(left)
+            return True
+
+    # -- the index thread -----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None or self._closed:
+                return
+            self._thread = threading.Thread(target=self._run, name="lsp-coder-index",
+                                            daemon=True)
+            self._thread.start()
+
+    def _under_roots(self, path: Path) -> bool:
+        return any(path.is_relative_to(root) for root in self._roots)
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while not (self._closed or self._rescan or self._pending):
+                    self._wake.wait()
+                if self._closed:
+                    return
+                rescan, roots = self._rescan, self._roots
+                pending, self._pending, self._rescan = self._pending, set(), False
+            try:
+                if rescan:
+                    self._build(roots)
+                if pending:
+                    self._update(sorted(pending))
+            except Exception as exc:  # the index is a bonus: never take the server down
+                log.warning("workspace index: %s", type(exc).__name__)
+
+    def _build(self, roots: tuple[Path, ...]) -> None:
+        start = time.perf_counter()
+        files: dict[Path, list[tags.Tag]] = {}
+        try:
+            files = self._parse(self._walk(roots))
+        finally:  # even a failed build ends (with what it has), so nobody waits for it
+            self._publish(roots, files, start)
+
+    def _publish(self, roots: tuple[Path, ...], files: dict[Path, list[tags.Tag]],
+                 start: float) -> None:
+        names: dict[str, list[Path]] = {}
+        for path, file_tags in files.items():
+            for name in {t.name for t in file_tags}:
+                names.setdefault(name, []).append(path)
+        with self._wake:
+            if self._roots != roots:
+                return  # the folders changed meanwhile: the next build replaces this one
+            self._files, self._names = files, names
+            self._build_ms = (time.perf_counter() - start) * 1000
+            self._ready = True
+            self.generation += 1
+            self._wake.notify_all()
+
+    def _update(self, paths: list[Path]) -> None:
+        parsed = self._parse([p for p in paths if p.is_file()])
+        with self._lock:
+            for path in paths:
+                for name in {t.name for t in self._files.pop(path, [])}:
+                    holders = self._names.get(name, [])
+                    if path in holders:
+                        holders.remove(path)
+                if path in parsed and len(self._files) < self.max_files:
+                    self._files[path] = parsed[path]
+                    for name in {t.name for t in parsed[path]}:
+                        self._names.setdefault(name, []).append(path)
+            self.generation += 1
+
+    def _parse(self, paths: list[Path]) -> dict[Path, list[tags.Tag]]:
+        names = [str(p) for p in paths]
+        if len(names) <= IN_THREAD_FILES:
+            return self._parse_here(names)
+        out: dict[Path, list[tags.Tag]] = {}
+        batches = [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
+        try:
+            context = multiprocessing.get_context("spawn")
+            with concurrent.futures.ProcessPoolExecutor(
+                    max_workers=1, mp_context=context, initializer=_lower_priority) as pool:
+                while batches and not self._closed:
+                    for name, file_tags in pool.submit(parse_files, batches[0],
+                                                       self.max_file_bytes).result():
+                        out[Path(name)] = file_tags
+                    batches.pop(0)
+        except (OSError, RuntimeError, concurrent.futures.process.BrokenProcessPool) as exc:
+            log.info("workspace index: parsing here (%s)", type(exc).__name__)
+            for batch in batches:
+                if self._closed:
+                    break
+                out.update(self._parse_here(batch))
+        return out
+
+    def _parse_here(self, names: list[str]) -> dict[Path, list[tags.Tag]]:
+        """Parse in this thread, one file at a time, letting other threads run in between
+        (a parse holds the GIL for up to some tens of milliseconds)."""
+        out: dict[Path, list[tags.Tag]] = {}
+        for name in names:
+            out.update((Path(n), t) for n, t in parse_files([name], self.max_file_bytes))
+            time.sleep(0)
+        return out
+
+    def _walk(self, roots: tuple[Path, ...]) -> list[Path]:
+        """Source files under ``roots``, breadth first, within the bounds."""
+        from pathspec import GitIgnoreSpec
+
+        found: list[Path] = []
+        budget = WALK_ENTRIES_PER_FILE * max(1, self.max_files)
+        queue: list[tuple[Path, list[tuple[Path, GitIgnoreSpec]]]] = [(r, []) for r in roots]
+        while queue and len(found) < self.max_files and budget > 0 and not self._closed:
+            folder, ignores = queue.pop(0)
+            try:
+                ignore_file = folder / ".gitignore"
+                if ignore_file.is_file() and ignore_file.stat().st_size < 1 << 20:
+                    spec = GitIgnoreSpec.from_lines(
+                        ignore_file.read_text("utf-8", "replace").splitlines())
+                    ignores = ignores + [(folder, spec)]
+                with os.scandir(folder) as entries:
+                    listed = sorted(entries, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in listed:
+                budget -= 1
+                if budget <= 0 or len(found) >= self.max_files:
+                    break
+                if entry.name.startswith(".") or entry.name in VENDORED:
+                    continue
+                path = Path(entry.path)
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_file = not is_dir and entry.is_file()
+                except OSError:
+                    continue
+                if not (is_dir or (is_file and tags.language_of(path.suffix))):
+                    continue
+                if _ignored(path, is_dir, ignores):
+                    continue
+                if is_dir:
+                    queue.append((path, ignores))
+                else:
+                    found.append(path)
+        return found
+
+
+def _ignored(path: Path, is_dir: bool, ignores: list) -> bool:
+    for base, spec in ignores:
+        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        if spec.match_file(rel):
+            return True
+    return False

@@ -1,0 +1,234 @@
+"""The cross-file bench's cases: which lines are blanked, and what the workspace holds."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lsp_coder.bench.crossfile import run_options, tabs_for
+from lsp_coder.bench.crossfile_cases import (
+    make_workspace,
+    resolve_source,
+    select,
+    source_cases,
+)
+
+HELPERS = '''\
+"""Helpers."""
+
+LIMIT = 3
+
+
+def scale(value, factor):
+    return value * factor
+
+
+class Box:
+    def __init__(self, size):
+        self.size = size
+'''
+
+MAIN = '''\
+"""Uses the helpers."""
+
+from . import helpers
+from .helpers import Box, scale
+from pkg.sub.deep import depth
+from os import path
+
+
+def grow(x):
+    y = x + 1
+    z = scale(y, 2)
+    return scale(z, 3)
+
+
+def limit(x):
+    if x > helpers.LIMIT:
+        return path.join("a", "b")
+    return depth(
+        x)
+
+
+def pack(n):
+    box = Box(n)  # a trailing comment: not a whole-line statement
+    return box
+'''
+
+DEEP = '''\
+def depth(x):
+    return x
+'''
+
+
+def _package(root: Path, **extra: str) -> Path:
+    pkg = root / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text(HELPERS)
+    (pkg / "main.py").write_text(MAIN)
+    (pkg / "sub" / "deep.py").write_text(DEEP)
+    for name, text in extra.items():
+        (pkg / f"{name}.py").write_text(text)
+    return pkg
+
+
+def _cases(pkg: Path, first_use: bool = True) -> dict[tuple[str, str], object]:
+    """The cases by (file, name); the first per name unless ``first_use`` is False."""
+    cases = {}
+    for case in source_cases(resolve_source(str(pkg)), first_use):
+        cases.setdefault((case.path, case.name), case)
+    return cases
+
+
+def test_the_first_line_in_a_function_that_uses_a_sibling_name_is_blanked(tmp_path):
+    cases = _cases(_package(tmp_path))
+    case = cases[("pkg/main.py", "scale")]
+    assert case.expected == "z = scale(y, 2)"
+    assert case.defined_in == "pkg/helpers.py"
+    lines = case.text.split("\n")
+    assert lines[case.line] == "    "  # blanked to its indentation
+    assert case.text[: case.offset].endswith("y = x + 1\n    ")
+    assert case.text[case.offset :].startswith("\n    return scale(z, 3)")
+    # only that line changed
+    assert MAIN.split("\n")[: case.line] == lines[: case.line]
+    assert MAIN.split("\n")[case.line + 1 :] == lines[case.line + 1 :]
+
+
+def test_a_module_binding_counts_by_its_attribute_and_a_header_line_is_a_case(tmp_path):
+    case = _cases(_package(tmp_path))[("pkg/main.py", "LIMIT")]
+    assert case.expected == "if x > helpers.LIMIT:"
+    assert case.defined_in == "pkg/helpers.py"
+
+
+def test_lines_that_are_not_whole_statements_or_not_from_the_package_are_not_cases(tmp_path):
+    cases = _cases(_package(tmp_path))
+    # a statement over two lines, a trailing comment, a name from outside the package
+    assert {name for (path, name) in cases if path == "pkg/main.py"} == {"scale", "LIMIT"}
+
+
+def test_absolute_imports_resolve_and_later_uses_count_unless_first_use(tmp_path):
+    user = textwrap.dedent('''\
+        from pkg.sub.deep import depth
+
+
+        def run(x):
+            a = depth(x)
+            b = depth(a)
+            return a + b
+        ''')
+    pkg = _package(tmp_path, user=user)
+    cases = _cases(pkg)
+    assert cases[("pkg/user.py", "depth")].expected == "a = depth(x)"
+    assert cases[("pkg/user.py", "depth")].defined_in == "pkg/sub/deep.py"
+    source = resolve_source(str(pkg))
+    every = [c.expected for c in source_cases(source) if c.path == "pkg/user.py"]
+    first = [c.expected for c in source_cases(source, True) if c.path == "pkg/user.py"]
+    assert every == ["a = depth(x)", "b = depth(a)"] and first == ["a = depth(x)"]
+
+
+def test_a_name_used_first_at_module_level_gives_no_case(tmp_path):
+    top = ("from .helpers import scale\n\nDOUBLE = scale(1, 2)\n\n\n"
+           "def f(x):\n    return scale(x, 2)\n")
+    pkg = _package(tmp_path, top=top)
+    assert not [k for k in _cases(pkg) if k[0] == "pkg/top.py"]
+    assert [k for k in _cases(pkg, first_use=False) if k[0] == "pkg/top.py"]
+
+
+def test_line_numbers_follow_python_not_form_feeds(tmp_path):
+    feed = "from .helpers import scale\n\x0c\n\ndef f(x):\n    return scale(x, 2)\n"
+    case = _cases(_package(tmp_path, feed=feed))[("pkg/feed.py", "scale")]
+    assert case.expected == "return scale(x, 2)"
+    assert case.text == "from .helpers import scale\n\x0c\n\ndef f(x):\n    \n"
+
+
+def test_a_file_that_does_not_parse_is_skipped(tmp_path):
+    cases = _cases(_package(tmp_path, broken="from .helpers import scale\ndef f(:\n"))
+    assert not [k for k in cases if k[0] == "pkg/broken.py"]
+    assert ("pkg/main.py", "scale") in cases
+
+
+def test_the_workspace_file_holds_the_blanked_buffer_and_nothing_else_changes(tmp_path):
+    pkg = _package(tmp_path / "src")
+    source = resolve_source(str(pkg))
+    case = _cases(pkg)[("pkg/main.py", "scale")]
+    root = tmp_path / "ws"
+    target = make_workspace(source, case, root)
+    assert target == root / "pkg" / "main.py"
+    assert target.read_text() == case.text
+    assert case.expected not in target.read_text()
+    assert (root / "pkg" / "helpers.py").read_text() == HELPERS
+    assert (pkg / "main.py").read_text() == MAIN  # the original is untouched
+
+
+def test_an_installed_package_resolves_to_its_dotted_place():
+    source = resolve_source("xml.dom")
+    assert source.place == Path("xml/dom")
+    assert (source.folder / "minidom.py").is_file()
+    with pytest.raises(ValueError):
+        resolve_source("no_such_package_here")
+
+
+def test_selection_is_seeded_and_caps_cases_per_file(tmp_path):
+    files = {f"m{i}": "from .helpers import scale, Box\nfrom . import helpers\n\n\ndef f(x):\n"
+             "    a = scale(x, 1)\n    b = Box(a)\n    return helpers.LIMIT\n" for i in range(8)}
+    pool = source_cases(resolve_source(str(_package(tmp_path, **files))), first_use=True)
+    assert len(pool) == 8 * 3 + 2
+    first = select(pool, 10, seed=1, per_file=2)
+    assert first == select(list(reversed(pool)), 10, seed=1, per_file=2)
+    assert len(first) == 10
+    per_file = {}
+    for case in first:
+        per_file[case.path] = per_file.get(case.path, 0) + 1
+    assert max(per_file.values()) == 2
+    assert select(pool, 10, seed=2, per_file=2) != first
+
+
+def test_selection_takes_the_sources_in_turn(tmp_path):
+    big = {f"m{i}": "from .helpers import scale\n\n\ndef f(x):\n" + "".join(
+        f"    a{j} = scale(x, {j})\n" for j in range(5)) for i in range(10)}
+    pool = source_cases(resolve_source(str(_package(tmp_path / "a", **big))))
+    pool += source_cases(resolve_source(str(_package(tmp_path / "b"))))
+    sources = [c.source.rsplit("/", 2)[-2] for c in select(pool, 6, seed=0, per_file=5)]
+    # the small package's 3 cases (main.py) are all taken, one in turn with the big one's 50
+    assert sum(c.source.endswith("b/pkg") for c in pool) == 3
+    assert sources == ["a", "b"] * 3
+
+
+def test_runs_switch_the_context_sources():
+    base = {"completion": {"max_tokens": 48}, "idle": {"cold_prompt_ms": 1500}}
+    in_file = run_options("in-file", base)
+    assert in_file["context"] == {"definitions": False, "open_files": False,
+                                  "workspace": False, "budget_tokens": 0}
+    assert run_options("workspace", base)["context"] == {
+        "definitions": False, "open_files": False, "workspace": True}
+    full = run_options("all+full", base)
+    assert all(full["context"].values()) and full["idle"]["cold_prompt_ms"] == 0
+    assert base["idle"]["cold_prompt_ms"] == 1500  # the base is not changed
+    with pytest.raises(ValueError):
+        run_options("everything", base)
+
+
+def test_the_defining_module_is_the_first_tab(tmp_path):
+    case = _cases(_package(tmp_path))[("pkg/main.py", "scale")]
+    modules = ["pkg/__init__.py", "pkg/helpers.py", "pkg/main.py", "pkg/sub/__init__.py",
+               "pkg/sub/deep.py"]
+    tabs = tabs_for(case, modules, 2, seed=0)
+    assert tabs[0] == "pkg/helpers.py" and len(tabs) == 3
+    assert "pkg/main.py" not in tabs and tabs == tabs_for(case, modules, 2, seed=0)
+
+
+def test_a_local_variable_named_like_an_import_is_not_a_use(tmp_path):
+    shadow = ("from . import helpers\nfrom .helpers import scale\n\n\n"
+              "def f(helpers, x):\n    return helpers.LIMIT\n\n\n"
+              "def g(x):\n    scale = 2\n    return scale * x\n\n\n"
+              "def h(x):\n    return helpers.LIMIT + x\n")
+    cases = {k: c for k, c in _cases(_package(tmp_path, shadow=shadow)).items()
+             if k[0] == "pkg/shadow.py"}
+    assert [c.expected for c in cases.values()] == ["return helpers.LIMIT + x"]
+    every = [c.expected for c in source_cases(resolve_source(str(tmp_path / "pkg")))
+             if c.path == "pkg/shadow.py"]
+    assert every == ["return helpers.LIMIT + x"]

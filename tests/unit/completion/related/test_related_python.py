@@ -1,0 +1,78 @@
+"""Python: the definitions of the imported names used at the cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_coder.completion.related.python_defs import (
+    PythonDefinitions,
+    document_imports,
+    imports,
+    used_names,
+    without_imports,
+)
+
+
+def find(workspace: Path, text: str, name: str = "pkg/app.py", roots=None):
+    path = workspace / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    used = used_names(without_imports(text))
+    return PythonDefinitions(262_144).find(document_imports(text, text), used, path,
+                                           (workspace,) if roots is None else roots)
+
+
+def test_imports_are_read_one_statement_at_a_time_despite_a_broken_line():
+    text = ("import os.path as osp\nfrom pkg.core import (Engine,\n    scale_value as sv)\n"
+            "from . import util\nx = (\n")
+    found = imports(text)
+    assert found["osp"].module == "os.path" and found["sv"].attr == "scale_value"
+    assert found["Engine"].module == "pkg.core" and found["util"].level == 1
+    assert used_names("a = sv(x)\ne.start(1)") == ["a", "sv", "x", "e.start"]
+
+
+def test_a_class_shows_its_fields_and_method_signatures_not_its_bodies(workspace):
+    [found] = find(workspace, "from pkg.core import Engine\n\ne = Engine(")
+    assert found.path == workspace / "pkg" / "core.py" and found.name == "Engine"
+    assert found.text.startswith("@dataclass\nclass Engine:\n")
+    for shown in ('"""Runs jobs."""', "name: str", "speed: int = 3",
+                  "def __init__(self, name: str, speed: int = 3) -> None:", '"""Make one."""',
+                  "def start(self, when: float) -> bool:"):
+        assert shown in found.text
+    assert "self.name = name" not in found.text and "More words" not in found.text
+
+
+def test_aliases_modules_relative_imports_and_reexports_resolve(workspace):
+    text = ("from .core import scale_value as sv\nimport pkg.core as pc\nfrom pkg import Engine\n"
+            "from pkg.util import text\n\nsv(1)\npc.LIMIT\nEngine\ntext.shout('a')\n")
+    found = {d.name: d for d in find(workspace, text)}
+    assert set(found) == {"scale_value", "LIMIT", "Engine", "shout"}
+    assert found["scale_value"].text == (
+        "def scale_value(x: int, *, factor: float = 1.0) -> float:\n"
+        '    """Scale x by factor."""\n    ...\n')
+    assert found["LIMIT"].text == "LIMIT = 10\n"
+    assert found["Engine"].path.name == "core.py"  # followed through pkg/__init__.py
+
+
+def test_the_package_is_found_from_the_file_without_workspace_folders(workspace):
+    [found] = find(workspace, "from pkg.util.text import shout\nshout(", roots=())
+    assert found.text.startswith("def shout(s: str) -> str:")
+
+
+def test_a_syntax_error_in_the_defining_file_falls_back_to_its_readable_definitions(workspace):
+    (workspace / "pkg" / "broken.py").write_text(
+        "def ok_one(a, b):\n    return a\n\ndef broken(:\n    pass\n")
+    [found] = find(workspace, "from pkg.broken import ok_one\nok_one(")
+    assert found.text.startswith("def ok_one(a, b):")
+
+
+def test_unreadable_binary_huge_and_missing_modules_give_nothing(workspace):
+    (workspace / "pkg" / "huge.py").write_text("def big():\n    pass\n" + "#" * 300_000)
+    (workspace / "pkg" / "blob.py").write_bytes(b"def f():\0\0\0")
+    denied = workspace / "pkg" / "denied.py"
+    denied.write_text("def hidden():\n    pass\n")
+    denied.chmod(0)
+    text = ("from pkg.huge import big\nfrom pkg.blob import f\nfrom pkg.gone import g\n"
+            "from pkg.denied import hidden\nfrom numpy import array\nbig(); f(); g(); hidden()"
+            "; array()\n")
+    assert find(workspace, text) == [] or [d.name for d in find(workspace, text)] == ["hidden"]

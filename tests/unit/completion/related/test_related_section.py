@@ -1,0 +1,126 @@
+"""The other files' section: what fills it, its budget, and its stability for the KV cache."""
+
+from __future__ import annotations
+
+import json.decoder
+from dataclasses import replace
+from pathlib import Path
+
+from lsp_coder.completion.related import RelatedContext, Section
+from lsp_coder.config import Config, apply
+
+CONFIG = Config()
+APP = "from pkg.core import Engine, scale_value\n\n\ndef main():\n    job = 1\n    "
+
+
+def context_for(workspace: Path, config: Config = CONFIG) -> RelatedContext:
+    related = RelatedContext()
+    related.set_roots([workspace.as_uri()], config)
+    if related.index is not None:
+        assert related.index.wait_ready(60)
+    return related
+
+
+def section(related: RelatedContext, uri: str, text: str, budget: int = 512,
+            config: Config = CONFIG, record: bool = True) -> Section:
+    return related.section(uri, text, len(text), budget, config, record)
+
+
+def test_definitions_of_the_names_used_come_in_the_repository_layout(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    assert section(related, uri, APP) == Section()  # nothing imported is used yet
+    got = section(related, uri, APP + "engine = Engine(")
+    assert got.repo == "proj" and got.path == "pkg/app.py"
+    [(path, body)] = got.entries
+    assert path == "pkg/core.py" and body.startswith("@dataclass\nclass Engine:")
+
+
+def test_the_section_stays_the_same_while_typing_and_grows_at_its_end(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    first = section(related, uri, APP + "engine = Engine(")
+    for typed in ("engine = Engine('a', ", "engine = Engine('a', speed=2)\n    x = 1",
+                  "engine = Engine('a', speed=2)\n    # Engine(\n    "):
+        assert section(related, uri, APP + typed) == first
+    grown = section(related, uri, APP + "engine = Engine('a')\n    y = scale_value(")
+    [(path, body)] = grown.entries
+    assert body.startswith(first.entries[0][1])  # the engine stays first: the prefix is kept
+    assert "def scale_value(" in body[len(first.entries[0][1]) :]
+    # Going back to a line that needs only the first name keeps the grown section.
+    assert section(related, uri, APP + "engine = Engine(") == grown
+
+
+def test_a_preview_does_not_change_the_section_a_request_will_get(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    first = section(related, uri, APP + "engine = Engine(")
+    section(related, uri, APP + "y = scale_value(", record=False)
+    assert section(related, uri, APP + "engine = Engine(") == first
+
+
+def test_a_forty_line_chunk_reaches_the_prompt_within_the_budget(tmp_path):
+    # The issue's case: 40 lines of json/decoder.py (about 1,300 characters) never fitted.
+    source = Path(json.decoder.__file__).read_text().splitlines(keepends=True)
+    chunk_text = "".join(source[40:80])
+    related = RelatedContext()
+    related.opened("file:///lib/decoder.py", chunk_text)
+    cursor_text = "".join(source[40:60]) + "    "  # the cursor's lines share its names
+    config = apply(CONFIG, {"context": {"definitions": False}}, "t")
+    default = section(related, "file:///app/main.py", cursor_text, config.context.budget_tokens,
+                      config)
+    [(path, body)] = default.entries
+    assert path == "decoder.py" and len(body.splitlines()) >= 20
+    small = section(related, "file:///app/other.py", cursor_text, 128, config)
+    [(_, trimmed)] = small.entries
+    assert 0 < len(trimmed) <= 128 * 3 and trimmed in chunk_text
+
+
+def test_other_languages_get_definitions_from_the_index_nearest_first(tmp_path, files):
+    files(tmp_path, {
+        "web/util/format.ts": "export function formatPrice(n: number): string {\n"
+                              "  return n.toFixed(2);\n}\n",
+        "other/format.ts": "export function formatPrice(n: number, c: string): string {\n"
+                           "  return c + n;\n}\n",
+        "go/price.go": "package go\nfunc formatPrice() {}\n",
+    })
+    related = context_for(tmp_path)
+    uri = (tmp_path / "web" / "cart.ts").as_uri()
+    got = section(related, uri, "import { formatPrice } from './util/format';\n"
+                                "const shown = formatPrice(")
+    [(path, body)] = got.entries
+    assert path == "web/util/format.ts" and "formatPrice(n: number): string" in body
+
+
+def test_each_source_can_be_turned_off_and_a_zero_budget_means_none(workspace):
+    related = context_for(workspace)
+    related.opened("file:///notes/engine.py", "engine = Engine('x')\nengine.start(1)\n")
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    text = APP + "engine = Engine('a')\n    engine.start("
+    both = section(related, uri, text)
+    assert [p for p, _ in both.entries] == ["pkg/core.py", "engine.py"]
+    off = replace(CONFIG, context=replace(CONFIG.context, definitions=False))
+    assert [p for p, _ in section(RelatedContext(), uri, text, config=off).entries] == []
+    related_off = context_for(workspace)
+    related_off.opened("file:///notes/engine.py", "engine = Engine('x')\nengine.start(1)\n")
+    assert [p for p, _ in section(related_off, uri, text, config=off).entries] == ["engine.py"]
+    assert section(related, uri, text, budget=0) == Section()
+
+
+def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspace):
+    related = context_for(workspace)
+    notes = "file:///notes/engine.py"
+    related.opened(notes, "engine = Engine('x')\nengine.start(1)\n")
+    app = workspace / "pkg" / "app.py"
+    text = APP + "engine = Engine('a')\n    engine.start("
+    first = section(related, app.as_uri(), text)
+    assert [p for p, _ in first.entries] == ["pkg/core.py", "engine.py"]
+    related.saved(app.as_uri(), text)  # the text the request read: nothing changes
+    assert section(related, app.as_uri(), text) == first
+    related.closed(notes)
+    assert [p for p, _ in section(related, app.as_uri(), text).entries] == ["pkg/core.py"]
+    core = workspace / "pkg" / "core.py"
+    core.write_text(core.read_text().replace("speed: int = 3\n", "speed: int = 4\n"))
+    related.files_changed([core])
+    [(_, body)] = section(related, app.as_uri(), text).entries
+    assert "    speed: int = 4\n" in body and "    speed: int = 3\n" not in body

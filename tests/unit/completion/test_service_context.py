@@ -1,0 +1,77 @@
+"""The definitions the cursor uses reach the local engine's prompt, the short one included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_coder.backends.fim_text import file_entry
+from lsp_coder.completion.service import CompletionRequest, CompletionService
+from lsp_coder.config import Config, apply
+
+CORE = ('class Engine:\n    """Runs jobs."""\n\n    def __init__(self, name: str) -> None:\n'
+        "        self.name = name\n\n    def start(self, when: float) -> bool:\n"
+        "        return True\n")
+APP = "from pkg.core import Engine\n\n\ndef main():\n    engine = Engine("
+
+
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "core.py").write_text(CORE)
+    (root / "pkg" / "app.py").write_text(APP)
+    return root
+
+
+def service_for(model: Path, **layer) -> CompletionService:
+    config = apply(Config(), {"model": {"path": str(model), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 4}, **layer}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    return service
+
+
+def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qwen, tmp_path):
+    root = workspace(tmp_path)
+    uri = (root / "pkg" / "app.py").as_uri()
+    req = CompletionRequest(uri=uri, text=APP, offset=len(APP))
+    prompt_tokens = {}
+    for definitions in (False, True):
+        service = service_for(tiny_qwen, idle={"enabled": False},
+                              context={"definitions": definitions, "workspace": False})
+        try:
+            service.workspace_folders([root.as_uri()])
+            suggestion = service.complete(req)
+            prompt_tokens[definitions] = suggestion.stats.prompt_tokens
+            section = service.related.section(uri, APP, len(APP), 512, service.config)
+            engine = service.backend.engine
+            if definitions:
+                [(path, body)] = section.entries
+                template = engine.template
+                assert template.file_sep >= 0 and template.repo_name >= 0
+                expected = (1 + len(engine.tokenize("proj\n")) + 1 + len(engine.tokenize(
+                    file_entry(path, body))) + 1 + len(engine.tokenize("pkg/app.py\n")))
+        finally:
+            service.close()
+    assert path == "pkg/core.py" and "def __init__(self, name: str) -> None:" in body
+    assert "self.name = name" not in body
+    assert prompt_tokens[True] - prompt_tokens[False] == expected
+
+
+def test_the_short_prompt_for_a_cold_cache_keeps_the_definitions(tiny_qwen, tmp_path):
+    root = workspace(tmp_path)
+    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    uri = (root / "pkg" / "app.py").as_uri()
+    service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200},
+                          context={"workspace": False})
+    try:
+        service.workspace_folders([root.as_uri()])
+        first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+        assert first.stats.short_prompt
+        section = service.related.section(uri, text, len(text), 512, service.config)
+        [(_, body)] = section.entries
+        body_tokens = len(service.backend.engine.tokenize(body))
+        # The short prompt is the section plus at most cold_prompt_tokens of the file.
+        assert body_tokens < first.stats.prompt_tokens <= body_tokens + 200 + 40
+    finally:
+        service.close()
