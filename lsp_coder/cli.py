@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .bench.replay import add_bench_arguments
+from .bench.commands import add_bench_commands
 from .config import Config, ConfigError, default_config_path, load_file
 
 
@@ -70,12 +70,6 @@ def _doctor(args: argparse.Namespace) -> int:
     return doctor(_config(args.config))
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from .bench.replay import bench_main
-
-    return bench_main(args)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lsp-coder", description=(
         "Local AI code completion over the Language Server Protocol. With no command, serve LSP"
@@ -97,9 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_try)
     p = sub.add_parser("doctor", help="check the model, its FIM template, memory and CPU/GPU")
     p.set_defaults(func=_doctor)
-    p = sub.add_parser("bench", help="replay typing over real files; print a table and a plot")
-    add_bench_arguments(p)
-    p.set_defaults(func=_bench)
+    p = sub.add_parser("bench", help="measure the real server: typing, idle time, a team on a"
+                       " serving engine, cross-file context, ... (lsp-coder bench -h)")
+    add_bench_commands(p)
     return parser
 
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from lsp_coder.bench.replay import _options
+from lsp_coder.bench.options import server_options
 from tests.conftest import server_env
 
 
@@ -73,7 +73,7 @@ def test_try_types_into_the_real_server_and_shows_suggestions(tmp_path, real_sma
 def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
     source = tmp_path / "code.py"
     source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
-    result = run("bench", str(source), "--model", str(tiny_qwen), "--draft", "none",
+    result = run("bench", "typing", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--lines", "1", "--naive-keys", "2", "--key-ms", "0", "--max-tokens", "4",
                  "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
@@ -88,7 +88,7 @@ def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
 def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen):
     source = tmp_path / "code.py"
     source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
-    result = run("bench", "--soak", "60", "--soak-every", "20", str(source), "--model",
+    result = run("bench", "soak", "--keys", "60", "--every", "20", str(source), "--model",
                  str(tiny_qwen), "--draft", "none", "--lines", "2", "--key-ms", "5",
                  "--max-tokens", "4", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
@@ -101,7 +101,7 @@ def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen)
 def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     source = tmp_path / "code.py"
     source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
-    result = run("bench", "--idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
+    result = run("bench", "idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--lines", "2", "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
                  "--open-pause-ms", "400", "--max-tokens", "4", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
@@ -113,7 +113,7 @@ def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
 
 
 def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
-    result = run("bench", "--documents", "--model", str(tiny_qwen), "--draft", "none",
+    result = run("bench", "documents", "--model", str(tiny_qwen), "--draft", "none",
                  "--max-tokens", "4", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     assert "longest block:" in result.stdout
@@ -127,9 +127,9 @@ def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
 
 def test_bench_time_box_sets_the_inline_budget_of_every_run():
     args = argparse.Namespace(model=None, draft=None, max_tokens=24, time_box=0)
-    assert _options(args)["completion"]["inline_budget_ms"] == 0
+    assert server_options(args)["completion"]["inline_budget_ms"] == 0
     args.time_box = 1500
-    assert _options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500
+    assert server_options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500
 
 
 def _package(root):
@@ -147,7 +147,7 @@ def _package(root):
 
 def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tiny_qwen):
     pkg = _package(tmp_path)
-    result = run("bench", "--crossfile", str(pkg), "--cases", "2", "--sources", "in-file,all",
+    result = run("bench", "crossfile", str(pkg), "--cases", "2", "--sources", "in-file,all",
                  "--open-pause-ms", "0", "--tabs", "1", "--model", str(tiny_qwen),
                  "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
@@ -172,7 +172,7 @@ def test_bench_floor_compares_the_plain_prompt_and_the_server(tmp_path, tiny_qwe
         path = tmp_path / f"code{suffix}"
         path.write_text("".join(line.format(i=i) for i in range(80)))
         files.append(str(path))
-    result = run("bench", "--floor", *files, "--floor-items", "1", "--model", str(tiny_qwen),
+    result = run("bench", "floor", *files, "--items", "1", "--model", str(tiny_qwen),
                  "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     assert "3 spans (python 1, javascript 1, c 1)" in result.stdout

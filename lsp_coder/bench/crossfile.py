@@ -30,15 +30,18 @@ from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
+from .commands import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
 from .crossfile_cases import CrossCase, Source, make_workspace, resolve_source, select, source_cases
+from .figures import pyplot, save
 from .scoring import edit_similarity, exact, uses_name
 
-SOURCES = ("definitions", "open_files", "workspace")
-"""The ``[context]`` switches, one run each."""
+SOURCES = CROSSFILE_SOURCES
+"""The ``[context]`` sources, each a run of its own."""
 
 DEFAULT_RUNS = ("in-file", *SOURCES, "all")
+"""The runs by default: in-file only, each source alone, all of them."""
 
-HELD_OUT = ("asyncio", "importlib", "xml.dom", "unittest", "concurrent.futures", "urllib")
+HELD_OUT = HELD_OUT_PACKAGES
 """Packages reported on by default; tune on others (``email``, ``json``, ``multiprocessing``)."""
 
 
@@ -62,25 +65,6 @@ class Answer:
     """The request's prompt size (0 when no engine request answered it)."""
     short_prompt: bool
     """The short prompt for a cold cache answered it (``idle.cold_prompt_ms``)."""
-
-
-def add_crossfile_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--crossfile", action="store_true",
-                   help="instead: blank lines that use a name from a sibling module of the"
-                        " packages or folders given as FILES (default: "
-                        + " ".join(HELD_OUT) + ") and compare the [context] sources")
-    p.add_argument("--cases", type=int, default=30, help="--crossfile: how many cases")
-    p.add_argument("--seed", type=int, default=0, help="--crossfile, --floor: case selection")
-    p.add_argument("--per-file", type=int, default=2,
-                   help="--crossfile: at most this many cases from one file")
-    p.add_argument("--first-use", action="store_true",
-                   help="--crossfile: only the first line of a file that uses a name (the file"
-                        " never shows how it is called)")
-    p.add_argument("--tabs", type=int, default=2,
-                   help="--crossfile: other modules open besides the defining one")
-    p.add_argument("--sources", default=",".join(DEFAULT_RUNS),
-                   help="--crossfile: comma-separated runs among in-file, "
-                        + ", ".join(SOURCES) + ", all; NAME+full: also idle.cold_prompt_ms=0")
 
 
 def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
@@ -115,10 +99,8 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
         root = Path(tmp)
         target = make_workspace(source, case, root)
         session = Session(options, root=root, server_log=server_log)
-        totals = await session.start()
+        await session.start_loaded(f"case {index}")
         try:
-            if not totals.get("model_loaded"):
-                raise RuntimeError(f"the model did not load: {totals.get('error')}")
             for tab in tabs:
                 path = root / tab
                 session.open(path.as_uri(), path.read_text(encoding="utf-8"))
@@ -172,12 +154,8 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
 
 
 def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     names = list(summaries)
     fig, ax = plt.subplots(figsize=(8, 4))
@@ -191,9 +169,7 @@ def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
     ax.set_title("lsp-coder: cross-file lines by context source")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(plt, fig, path)
     return True
 
 

@@ -80,10 +80,7 @@ async def _health(session: Session) -> dict[str, float]:
 async def run_documents(args: argparse.Namespace, options: dict[str, Any]) -> list[dict]:
     """Open, edit and complete in each document; returns one row per step (also printed)."""
     session = Session(options)
-    totals = await session.start()
-    if not totals.get("model_loaded"):
-        await session.close()
-        raise RuntimeError(f"documents: the model did not load: {totals.get('error')}")
+    await session.start_loaded("documents")
     rows: list[dict] = []
     try:
         await _health(session)  # start the measurement here

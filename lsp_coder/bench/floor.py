@@ -26,16 +26,9 @@ from typing import Any
 
 from ..client.session import Session
 from ..config import Config, apply
+from .figures import pyplot, save
 from .floor_spans import DEFAULT_ROOTS, LANGUAGES, Span, draw_spans, find_files
 from .scoring import edit_similarity, exact
-
-
-def add_floor_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--floor", action="store_true",
-                   help="instead: mid-line spans of JavaScript, C and Python files (or FILES),"
-                        " the same GGUF with a plain PSM prompt vs the server, exact match per"
-                        " language")
-    p.add_argument("--floor-items", type=int, default=15, help="--floor: spans per language")
 
 
 def plain_answers(config: Config, spans: list[Span], max_tokens: int) -> list[str]:
@@ -69,10 +62,7 @@ def plain_answers(config: Config, spans: list[Span], max_tokens: int) -> list[st
 async def server_answers(name: str, spans: list[Span], options: dict[str, Any]) -> list[str]:
     """The server's suggestion for every span, each in a file just opened and then closed."""
     session = Session(options)
-    totals = await session.start()
-    if not totals.get("model_loaded"):
-        await session.close()
-        raise RuntimeError(f"{name}: the model did not load: {totals.get('error')}")
+    await session.start_loaded(name)
     out = []
     try:
         for i, span in enumerate(spans):
@@ -118,12 +108,8 @@ def table(summaries: dict[str, dict[str, dict[str, float]]]) -> str:
 
 
 def plot(summaries: dict[str, dict[str, dict[str, float]]], path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     runs = list(summaries)
     languages = list(next(iter(summaries.values())))
@@ -138,9 +124,7 @@ def plot(summaries: dict[str, dict[str, dict[str, float]]], path: Path) -> bool:
     ax.set_title("lsp-coder: the server against a plain PSM prompt, mid-line spans")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(plt, fig, path)
     return True
 
 

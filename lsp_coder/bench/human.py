@@ -112,10 +112,7 @@ async def replay_human(name: str, traces: list[Trace], options: dict[str, Any],
     session = Session(options, server_log=server_log)
     run = HumanRun(name)
     start = time.perf_counter()
-    totals = await session.start()
-    if not totals.get("model_loaded"):
-        await session.close()
-        raise RuntimeError(f"{name}: the model did not load: {totals.get('error')}")
+    await session.start_loaded(name)
     try:
         for trace in traces:
             session.open(trace.uri, trace.text)

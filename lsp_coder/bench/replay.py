@@ -26,6 +26,8 @@ from typing import Any
 
 from ..client.session import Session
 from ..client.trace import Trace, default_files, make_trace
+from .figures import pyplot, quantile, save
+from .options import server_options
 
 
 @dataclass(slots=True)
@@ -51,103 +53,6 @@ class RunResult:
     wall_s: float = 0.0
 
 
-def add_bench_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="*", type=Path,
-                   help="source files to type into (default: textwrap.py, shlex.py and heapq.py"
-                        " from the standard library)")
-    p.add_argument("--model", default="", help="GGUF model (default: the embedded one)")
-    p.add_argument("--draft", default="", help="draft GGUF, or none")
-    p.add_argument("--lines", type=int, default=3, help="lines typed per file")
-    p.add_argument("--max-tokens", type=int, default=48)
-    p.add_argument("--key-ms", type=float, default=120.0,
-                   help="typing cadence: the next key comes this long after the last one, or"
-                        " when its answer arrives if that is later")
-    p.add_argument("--settle", action="store_true",
-                   help="before each key, wait until the server's background work is done, so"
-                        " every run makes the same engine requests (for speculation on/off)")
-    p.add_argument("--naive-keys", type=int, default=6,
-                   help="keystrokes replayed with the cache off (each re-reads the prompt)")
-    p.add_argument("--runs", default="cached,naive,nospec",
-                   help="comma-separated subset of cached,naive,nomemory,nospec (nomemory:"
-                        " speculation by verification batches only, no greedy memory)")
-    p.add_argument("--server-log", type=Path, default=None,
-                   help="append each server's debug log (one line per generation) here")
-    p.add_argument("--out", type=Path, default=Path(".bench"), help="folder for PNG and JSON")
-    p.add_argument("--fim", action="store_true",
-                   help="instead: compare PSM and SPM prompt order (exact match and reuse)")
-    p.add_argument("--fim-holes", type=int, default=8, help="holes per file for --fim")
-    p.add_argument("--soak", type=int, default=0, metavar="N",
-                   help="instead: N keystrokes against one server, RSS sampled (a leak check)")
-    p.add_argument("--soak-every", type=int, default=500, metavar="K",
-                   help="sample RSS and latency every K keys of --soak")
-    p.add_argument("--idle", action="store_true",
-                   help="instead: type at a human cadence with idle-time prefill off and on;"
-                        " time to suggestion after Enter, after accepting, in a just-opened"
-                        " file and mid-line")
-    p.add_argument("--line-pause-ms", type=float, default=1500.0,
-                   help="--idle: pause at the end of a line before Enter")
-    p.add_argument("--read-ms", type=float, default=800.0,
-                   help="--idle: time spent reading a suggestion before accepting it")
-    p.add_argument("--open-pause-ms", type=float, default=2000.0,
-                   help="--idle: time between opening a file and the first key; --crossfile:"
-                        " and the request")
-    p.add_argument("--no-highlight", action="store_true",
-                   help="--idle: the client does not tell the cursor when it opens a file (no"
-                        " textDocument/documentHighlight, as Neovim and Helix by default)")
-    p.add_argument("--cold", action="store_true",
-                   help="--idle: also a run with the short prompt for a cold cache")
-    p.add_argument("--cold-ms", type=int, default=1500,
-                   help="--idle: idle.cold_prompt_ms of the --cold and --parts run;"
-                        " --crossfile: of every run (0: always the full prompt)")
-    p.add_argument("--cold-tokens", type=int, default=0,
-                   help="--idle: idle.cold_prompt_tokens of that run (0: the default)")
-    p.add_argument("--time-box", type=int, default=0, metavar="MS",
-                   help="completion.inline_budget_ms of every run: after MS the complete lines"
-                        " so far are answered and generation goes on into the suggestion"
-                        " cache, as by default in the editor (1500); 0 (the default here):"
-                        " every key waits for its whole answer, so runs compare")
-    p.add_argument("--parts", action="store_true",
-                   help="--idle: also a run with idle prefill only (no prefetch), and --cold")
-    p.add_argument("--restart", action="store_true",
-                   help="--idle: also a run where a request stops the prefetch of its own"
-                        " state and starts over (idle.take_prefetch = false)")
-    p.add_argument("--baseline", action="store_true",
-                   help="--idle: a first run with completion.recent_lines = 0 and no idle work")
-    p.add_argument("--documents", action="store_true",
-                   help="instead: the event loop's longest block while a 5 MB document and a"
-                        " 200,000-character line are opened, edited and completed, and the"
-                        " cost of a key in a 1,000,000-character line against a normal one")
-    from .crossfile import add_crossfile_arguments
-    from .floor import add_floor_arguments
-    from .team import add_team_arguments
-
-    add_team_arguments(p)
-    add_crossfile_arguments(p)
-    add_floor_arguments(p)
-
-
-def _options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
-    options: dict[str, Any] = {
-        "model": {},
-        # No debounce and (unless --time-box) no time box: each awaited key gets the full
-        # answer, so runs compare.
-        "completion": {"debounce_ms": 0, "inline_budget_ms": getattr(args, "time_box", 0),
-                       "max_tokens": args.max_tokens},
-        "cache": {},
-        "speculative": {},
-        # Full prompts throughout, as in the figures measured before the short prompt for a
-        # cold cache became the default (bench --idle --cold adds a run with it).
-        "idle": {"cold_prompt_ms": 0},
-    }
-    if args.model:
-        options["model"]["path"] = args.model
-    if args.draft:
-        options["model"]["draft_path"] = args.draft
-    for section, values in overrides.items():
-        options[section].update(values)
-    return options
-
-
 async def _replay(name: str, traces: list[Trace], options: dict[str, Any], key_ms: float,
                   ask_at: set[int] | None = None, progress: bool = True,
                   server_log: Path | None = None, settle: bool = False) -> RunResult:
@@ -155,10 +60,7 @@ async def _replay(name: str, traces: list[Trace], options: dict[str, Any], key_m
     session = Session(options, server_log=server_log)
     result = RunResult(name)
     start = time.perf_counter()
-    totals = await session.start()
-    if not totals.get("model_loaded"):
-        await session.close()
-        raise RuntimeError(f"{name}: the model did not load: {totals.get('error')}")
+    await session.start_loaded(name)
     index = 0
     try:
         for trace in traces:
@@ -196,13 +98,6 @@ async def _replay(name: str, traces: list[Trace], options: dict[str, Any], key_m
     return result
 
 
-def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def summarize(run: RunResult) -> dict[str, Any]:
     keys = run.keys
     engine = [k for k in keys if not k.cached]
@@ -216,9 +111,9 @@ def summarize(run: RunResult) -> dict[str, Any]:
         "cold_ms": keys[0].latency_ms if keys else float("nan"),
         "cold_prefill_ms": keys[0].prefill_ms if keys else float("nan"),
         "warm_p50_ms": statistics.median(warm) if warm else float("nan"),
-        "warm_p95_ms": _pct(warm, 0.95),
+        "warm_p95_ms": quantile(warm, 0.95),
         "engine_p50_ms": statistics.median(warm_engine) if warm_engine else float("nan"),
-        "engine_p95_ms": _pct(warm_engine, 0.95),
+        "engine_p95_ms": quantile(warm_engine, 0.95),
         "suggestion_cache_hits": sum(k.cached for k in keys),
         "reuse_ratio": (sum(k.reused_tokens for k in engine) / prompt) if prompt else 0.0,
         "evaluated_per_key": sum(k.evaluated_tokens for k in keys) / max(1, len(keys)),
@@ -268,12 +163,8 @@ def _table(summaries: dict[str, dict[str, Any]]) -> str:
 
 
 def _plot(runs: dict[str, RunResult], path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, ax = plt.subplots(figsize=(10, 4.5))
     for name, run in runs.items():
@@ -285,9 +176,7 @@ def _plot(runs: dict[str, RunResult], path: Path) -> bool:
     ax.set_title("lsp-coder: inline completion latency per keystroke")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(plt, fig, path)
     return True
 
 
@@ -304,10 +193,10 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
           f" runs: {', '.join(wanted)}", flush=True)
     runs: dict[str, RunResult] = {}
     plans = {
-        "cached": _options(args),
-        "nomemory": _options(args, speculative={"greedy_memory": False}),
-        "nospec": _options(args, speculative={"enabled": False}),
-        "naive": _options(args, cache={"reuse": False}),
+        "cached": server_options(args),
+        "nomemory": server_options(args, speculative={"greedy_memory": False}),
+        "nospec": server_options(args, speculative={"enabled": False}),
+        "naive": server_options(args, cache={"reuse": False}),
     }
     for name in [n for n in plans if n in wanted]:
         ask_at = None
@@ -346,7 +235,8 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         hits = [k.latency_ms for k in runs["cached"].keys if k.cached]
         if hits:
             print(f"typing through a suggestion: {len(hits)} keys answered from the suggestion"
-                  f" cache, p50 {statistics.median(hits):.1f} ms, p95 {_pct(hits, 0.95):.1f} ms")
+                  f" cache, p50 {statistics.median(hits):.1f} ms,"
+                  f" p95 {quantile(hits, 0.95):.1f} ms")
         print(f"cold prefill {cold:.0f} ms; warm p50 {s['warm_p50_ms']:.0f} ms ="
               f" 1/{cold / max(s['warm_p50_ms'], 1e-3):.0f} of it;"
               f" {s['reuse_ratio']:.1%} of prompt tokens from the cache")
@@ -385,59 +275,6 @@ def _speculation_report(name: str, on: dict[str, Any], off: dict[str, Any],
     return {"speedup": speedup, "speedup_memory_excluded": strict, "agreement": agree}
 
 
-def bench_main(args: argparse.Namespace) -> int:
-    if args.backend:
-        from .team import TEAM_FILES, team_main
-
-        stdlib = default_files()[0].parent if default_files() else None
-        files = args.files or [stdlib / name for name in TEAM_FILES
-                               if stdlib is not None and (stdlib / name).is_file()]
-        return team_main(args, files)
-    if args.fim:
-        from ..config import Config, apply
-        from .fim_layouts import measure, report
-
-        options = _options(args)
-        options["model"]["draft_path"] = "none"
-        config = apply(Config(), options, "bench")
-        files = args.files or default_files()
-        print(f"FIM layouts on {len(files)} files, {args.fim_holes} holes each", flush=True)
-        print(report(measure(config, files, args.fim_holes)))
-        return 0
-    if args.soak:
-        from .soak import run_soak
-
-        # The product's debounce and time box: the soak types like an editor.
-        options = {**_options(args), "completion": {"max_tokens": args.max_tokens}}
-        summary = asyncio.run(run_soak(args, options))
-        return 1 if summary["failures"] else 0
-    if args.idle:
-        asyncio.run(run_idle_bench(args))
-        return 0
-    if args.crossfile:
-        from .crossfile import run_crossfile
-
-        # One line is scored: stop there. The product's short prompt for a cold cache.
-        options = _options(args, completion={"max_lines": 1},
-                           idle={"cold_prompt_ms": args.cold_ms})
-        asyncio.run(run_crossfile(args, options))
-        return 0
-    if args.floor:
-        from .floor import run_floor
-
-        # The product as configured, one line at most (what is scored).
-        run_floor(args, _options(args, completion={"max_lines": 1},
-                                 idle={"cold_prompt_ms": args.cold_ms}))
-        return 0
-    if args.documents:
-        from .documents import run_documents
-
-        asyncio.run(run_documents(args, _options(args)))
-        return 0
-    asyncio.run(run_bench(args))
-    return 0
-
-
 async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
     """Human-cadence typing with idle-time prefill off and on, in one invocation."""
     from .human import Cadence, replay_human, report_human, summarize_human
@@ -448,24 +285,24 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
                       highlight=not args.no_highlight)
     print(f"bench --idle: {', '.join(t.path.name for t in traces)};"
           f" {sum(len(t.typed) for t in traces)} characters", flush=True)
-    plans = {"idle off": _options(args, idle={"enabled": False}),
-             "idle on": _options(args, idle={"enabled": True})}
+    plans = {"idle off": server_options(args, idle={"enabled": False}),
+             "idle on": server_options(args, idle={"enabled": True})}
     if args.baseline:  # before this feature: no idle work, the typed line alone after <MID>
-        plans = {"baseline": _options(args, idle={"enabled": False},
+        plans = {"baseline": server_options(args, idle={"enabled": False},
                                       completion={"recent_lines": 0}), **plans}
     if args.parts:  # the product's idle work, one part at a time
         plans = {"idle off": plans["idle off"],
-                 "prefill": _options(args, idle={"enabled": True, "prefetch": False}),
+                 "prefill": server_options(args, idle={"enabled": True, "prefetch": False}),
                  "idle on": plans["idle on"]}
     if args.parts or args.cold:
         cold = {"enabled": True, "cold_prompt_ms": args.cold_ms}
         if args.cold_tokens:
             cold["cold_prompt_tokens"] = args.cold_tokens
-        plans["+cold prompt"] = _options(args, idle=cold)
+        plans["+cold prompt"] = server_options(args, idle=cold)
     if args.restart:  # just before "idle on": a request restarts the prefetch of its state
         runs = list(plans.items())
-        runs.insert(list(plans).index("idle on"),
-                    ("restart", _options(args, idle={"enabled": True, "take_prefetch": False})))
+        restart = server_options(args, idle={"enabled": True, "take_prefetch": False})
+        runs.insert(list(plans).index("idle on"), ("restart", restart))
         plans = dict(runs)
     summaries = {}
     for name, options in plans.items():

@@ -33,10 +33,7 @@ async def run_soak(args: argparse.Namespace, options: dict[str, Any]) -> dict[st
     """Type ``args.soak`` keys; returns the samples and a summary (also printed)."""
     traces = [make_trace(Path(f), args.lines) for f in (args.files or default_files())]
     session = Session(options)
-    totals = await session.start()
-    if not totals.get("model_loaded"):
-        await session.close()
-        raise RuntimeError(f"soak: the model did not load: {totals.get('error')}")
+    await session.start_loaded("soak")
     samples: list[dict[str, Any]] = []
     window: list[float] = []
     keys, failures, start = 0, 0, time.perf_counter()

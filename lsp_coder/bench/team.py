@@ -30,6 +30,7 @@ import httpx
 
 from ..client.session import Session
 from ..client.trace import Trace, make_trace
+from .figures import pyplot, quantile, save
 
 PAUSE_AFTER = "(.=:,"
 TEAM_FILES = ("textwrap.py", "shlex.py", "heapq.py", "bisect.py", "fnmatch.py", "colorsys.py",
@@ -70,8 +71,10 @@ class TeamRun:
             "run": self.name, "editors": self.editors, "keys": keys, "pauses": pauses,
             "shown_at_pause": len(times),
             "empty_at_pause": sum(r.empty_at_pause for r in self.results),
-            "p50_ms": _pct(times, 0.5), "p95_ms": _pct(times, 0.95),
-            "p50_all_ms": _pct(every_pause, 0.5), "pause_ms": self.pause_ms,
+            "p50_ms": _ms(quantile(times, 0.5, empty=None)),
+            "p95_ms": _ms(quantile(times, 0.95, empty=None)),
+            "p50_all_ms": _ms(quantile(every_pause, 0.5, empty=None)),
+            "pause_ms": self.pause_ms,
             "requests_per_key": round(sum(r.backend_requests for r in self.results)
                                       / max(keys, 1), 3),
             "cached_fraction": (round(sum(r.cached_tokens for r in self.results) / prompt, 3)
@@ -80,29 +83,8 @@ class TeamRun:
         }
 
 
-def _pct(values: list[float | None], q: float) -> float | None:
-    """The ``q`` quantile of sorted ``values``; None when there are none or it falls on a None
-    (the misses, which sort last: longer than any time measured)."""
-    if not values:
-        return None
-    value = values[min(len(values) - 1, int(q * len(values)))]
+def _ms(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
-
-
-def add_team_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", metavar="URL", default="",
-                   help="team bench: a serving engine's base URL (see --editors)")
-    p.add_argument("--backend-kind", default="llama-server",
-                   choices=("llama-server", "openai", "ollama"))
-    p.add_argument("--backend-model", default="", help="the engine's model name, if needed")
-    p.add_argument("--editors", default="1,2,4,8", help="team sizes to run, comma-separated")
-    p.add_argument("--no-peer", action="store_true",
-                   help="skip the llama.vim-style /infill-per-key peer (llama-server only)")
-    p.add_argument("--peer-only", action="store_true", help="run only the peer")
-    p.add_argument("--peer-prompt-ms", type=int, default=500,
-                   help="the peer's t_max_prompt_ms (llama.vim's default 500; 0: no limit)")
-    p.add_argument("--pause-ms", type=float, default=1500.0,
-                   help="how long the typist pauses at a line end or after ( . = : ,")
 
 
 def _traces(files: list[Path], editors: int, lines: int) -> list[Trace]:
@@ -149,9 +131,7 @@ class _LspEditor:
                                 "completion": {"max_tokens": max_tokens}})
 
     async def start(self, trace: Trace) -> None:
-        totals = await self.session.start(timeout_s=60)
-        if not totals.get("model_loaded"):
-            raise RuntimeError(f"lsp-coder did not start on the backend: {totals.get('error')}")
+        await self.session.start_loaded("lsp-coder on the backend", timeout_s=60)
         self.session.open(trace.uri, trace.text)
 
     async def insert(self, offset: int, ch: str) -> int:
@@ -349,12 +329,8 @@ def ratios(summaries: list[dict[str, Any]]) -> list[str]:
 
 
 def plot(summaries: list[dict[str, Any]], path: Path) -> bool:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for run, style in (("lsp-coder", "o-"), ("llama.vim-style", "s--")):
@@ -379,9 +355,7 @@ def plot(summaries: list[dict[str, Any]], path: Path) -> bool:
     right.set_ylabel("backend requests per keystroke")
     right.set_yscale("log")
     right.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(plt, fig, path)
     return True
 
 

@@ -24,6 +24,10 @@ def position_at(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=len(col_text.encode("utf-16-le")) // 2)
 
 
+class ModelNotLoaded(RuntimeError):
+    """The server started, but no model or serving engine is ready."""
+
+
 class Session:
     """One server process and one document being edited (others may be open too).
 
@@ -111,6 +115,15 @@ class Session:
             if time.monotonic() > deadline:
                 return totals
             await asyncio.sleep(0.2)
+
+    async def start_loaded(self, name: str, timeout_s: float = 900.0) -> dict:
+        """``start``, then raise ``ModelNotLoaded`` (the server closed) when no model or
+        serving engine is ready; ``name`` says whose start it was."""
+        totals = await self.start(timeout_s)
+        if not totals.get("model_loaded"):
+            await self.close()
+            raise ModelNotLoaded(f"{name}: the model did not load: {totals.get('error')}")
+        return totals
 
     async def _drain_stderr(self) -> None:
         server = getattr(self.client, "_server", None)

@@ -14,8 +14,9 @@ def test_team_bench_types_both_clients_and_writes_the_table(llama_server, tmp_pa
     source.write_text("".join(f"def area_{i}(w, h):\n    return w * h * {i}\n\n"
                               for i in range(30)))
     result = subprocess.run(
-        [sys.executable, "-m", "lsp_coder", "bench", str(source), "--backend", llama_server.url,
-         "--editors", "1", "--lines", "1", "--key-ms", "20", "--pause-ms", "300",
+        [sys.executable, "-m", "lsp_coder", "bench", "team", str(source),
+         "--backend", llama_server.url, "--editors", "1", "--lines", "1", "--key-ms", "20",
+         "--pause-ms", "300",
          "--max-tokens", "4", "--out", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=600, env=server_env())
     assert result.returncode == 0, result.stderr

@@ -1,0 +1,31 @@
+"""The server options every benchmark run starts from (``initializationOptions``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
+    """The bench's settings: the model given on the command line, no debounce, and (unless
+    ``--time-box``) no time box, so each awaited key gets the full answer and runs compare;
+    ``overrides`` are merged into their sections."""
+    options: dict[str, Any] = {
+        "model": {},
+        # No debounce and (unless --time-box) no time box: each awaited key gets the full
+        # answer, so runs compare.
+        "completion": {"debounce_ms": 0, "inline_budget_ms": getattr(args, "time_box", 0),
+                       "max_tokens": args.max_tokens},
+        "cache": {},
+        "speculative": {},
+        # Full prompts throughout, as in the figures measured before the short prompt for a
+        # cold cache became the default (bench --idle --cold adds a run with it).
+        "idle": {"cold_prompt_ms": 0},
+    }
+    if args.model:
+        options["model"]["path"] = args.model
+    if args.draft:
+        options["model"]["draft_path"] = args.draft
+    for section, values in overrides.items():
+        options[section].update(values)
+    return options
