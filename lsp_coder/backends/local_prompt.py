@@ -101,7 +101,7 @@ def _fit_above(above: str, tokenize: Tokenize, limit: int, step: int = WINDOW_QU
 LAYOUTS = ("psm", "spm")
 
 DEFAULT_LAYOUT = {"qwen2": "psm"}
-"""Measured per model family (``lsp-coder bench --fim``): Qwen2.5-Coder collapses in SPM order.
+"""Measured per model family (``lsp-coder bench fim``): Qwen2.5-Coder collapses in SPM order.
 A family not listed gets PSM, which every FIM model is trained on."""
 
 

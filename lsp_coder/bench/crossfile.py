@@ -1,4 +1,4 @@
-"""``lsp-coder bench --crossfile``: does what other files hold make the line right?
+"""``lsp-coder bench crossfile``: does what other files hold make the line right?
 
 Cases come from real packages (see ``crossfile_cases``): a line that uses a name from another
 module of the package is blanked (with ``--first-use``, only its first use in the file). Every
@@ -184,7 +184,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     tabs = [tabs_for(c, modules[c.source], args.tabs, args.seed) for c in cases]
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
     plans = {name: run_options(name, base) for name in runs}
-    print(f"bench --crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"
+    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"
           f" runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in plans}
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""``lsp-coder bench --documents``: the event loop's longest block with very large documents,
+"""``lsp-coder bench documents``: the event loop's longest block with very large documents,
 and what typing costs in a line of a million characters.
 
 One server gets a 5 MB document and a file with a 200,000-character line; each is opened,

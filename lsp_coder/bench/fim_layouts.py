@@ -1,4 +1,4 @@
-"""``lsp-coder bench --fim``: prompt layouts on held-out holes, in one run.
+"""``lsp-coder bench fim``: prompt layouts on held-out holes, in one run.
 
 The layouts: PSM, SPM, and PSM with the recent lines after the middle token
 (``completion.recent_lines``; the setting's value, 8 unless configured otherwise), and that

@@ -1,4 +1,4 @@
-"""``lsp-coder bench --floor``: is the server ever worse than the plain model?
+"""``lsp-coder bench floor``: is the server ever worse than the plain model?
 
 Items are mid-line spans of real files in several languages (by default JavaScript, C and
 Python found on this machine): a line is cut at a word boundary and a span of it up to a later
@@ -139,7 +139,7 @@ def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
         files = {lang: find_files(lang, roots) for lang, roots in DEFAULT_ROOTS.items()}
     spans = draw_spans(files, args.floor_items, args.seed)
     counts = {lang: sum(s.language == lang for s in spans) for lang in files}
-    print(f"bench --floor: {len(spans)} spans ({', '.join(f'{k} {v}' for k, v in counts.items())})",
+    print(f"bench floor: {len(spans)} spans ({', '.join(f'{k} {v}' for k, v in counts.items())})",
           flush=True)
     plain_config = apply(Config(), {**base, "model": {**base["model"], "draft_path": "none"}},
                          "bench")

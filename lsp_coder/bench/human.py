@@ -1,4 +1,4 @@
-"""``lsp-coder bench --idle``: typing at a human cadence, idle-time prefill off and on.
+"""``lsp-coder bench idle``: typing at a human cadence, idle-time prefill off and on.
 
 Each file is opened with the cursor where the typing will start (the client asks for the
 highlights there, as VS Code and Emacs eglot do wherever the cursor rests; ``--no-highlight``:

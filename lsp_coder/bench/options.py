@@ -19,7 +19,7 @@ def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dic
         "cache": {},
         "speculative": {},
         # Full prompts throughout, as in the figures measured before the short prompt for a
-        # cold cache became the default (bench --idle --cold adds a run with it).
+        # cold cache became the default (bench idle --cold adds a run with it).
         "idle": {"cold_prompt_ms": 0},
     }
     if args.model:

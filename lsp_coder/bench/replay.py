@@ -1,4 +1,4 @@
-"""``lsp-coder bench``: replay typing over real files against the real server, in one run.
+"""``lsp-coder bench typing``: replay typing over real files against the real server, in one run.
 
 Each run starts a fresh server over stdio and types the same traces key by key, asking for an
 inline completion after every key and waiting for it. The runs differ in one switch each:
@@ -283,7 +283,7 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
     traces = [make_trace(Path(f), args.lines) for f in files]
     cadence = Cadence(args.key_ms, args.line_pause_ms, args.read_ms, args.open_pause_ms,
                       highlight=not args.no_highlight)
-    print(f"bench --idle: {', '.join(t.path.name for t in traces)};"
+    print(f"bench idle: {', '.join(t.path.name for t in traces)};"
           f" {sum(len(t.typed) for t in traces)} characters", flush=True)
     plans = {"idle off": server_options(args, idle={"enabled": False}),
              "idle on": server_options(args, idle={"enabled": True})}

@@ -1,9 +1,9 @@
-"""``lsp-coder bench --soak N``: N keystrokes against one server, memory sampled as it goes.
+"""``lsp-coder bench soak --keys N``: N keystrokes against one server, memory sampled as it goes.
 
 The traces are typed over and over, each pass into documents under new names that are closed
 afterwards, the way an editor does it: a key every ``--key-ms`` with an inline completion asked
 after each without waiting for the answer (the server's debounce, supersede and cancel at work),
-and at the end of each line a pause until the answer is there. Every ``--soak-every`` keys the
+and at the end of each line a pause until the answer is there. Every ``--every`` keys the
 server's resident memory is sampled with the time to an answer at the line ends since the last
 sample.
 A leak shows as RSS that keeps growing after the first windows (model, KV cache and caches

@@ -1,4 +1,4 @@
-"""``lsp-coder bench --backend URL --editors 1,2,4,8``: a team of editors on one serving engine.
+"""``lsp-coder bench team --backend URL``: a team of editors on one serving engine.
 
 Each editor is a real lsp-coder server process over stdio, typing a different file at a human
 cadence and asking for an inline completion after every key without waiting for the answer (as
