@@ -49,7 +49,7 @@ def doctor(config: Config) -> int:
     if amx and setting == "auto":
         print("            safe: extra buffer types (AMX, repack) are off because ggml's AMX"
               " kernel crashes on some CPUs; a build without AMX keeps the faster repack"
-              " kernels: see README 'CPU builds and AMX'")
+              " kernels: see docs/models.md 'CPU builds and AMX'")
     gpu = gpu_offload_supported()
     print(f"GPU offload {'supported' if gpu else 'not in this build'};"
           f" n_gpu_layers = {config.model.n_gpu_layers}")
