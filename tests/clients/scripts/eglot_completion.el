@@ -20,20 +20,8 @@
 ;;; Code:
 
 (load (expand-file-name "load_eglot.el" (file-name-directory load-file-name)) nil t)
-(require 'json)
+(load (expand-file-name "test_io.el" (file-name-directory load-file-name)) nil t)
 (require 'seq)
-
-(defvar lsp-coder-test--params
-  (with-temp-buffer
-    (insert-file-contents (getenv "LSP_CODER_TEST_PARAMS"))
-    (json-parse-buffer :object-type 'plist :array-type 'list)))
-
-(defun lsp-coder-test--param (key)
-  "The test parameter KEY (a keyword)."
-  (plist-get lsp-coder-test--params key))
-
-(defvar lsp-coder-test--messages nil
-  "The server's log and show messages, newest first.")
 
 (defun lsp-coder-test--note (_server method &rest params)
   "Record the message of a window/logMessage or window/showMessage METHOD with PARAMS."
@@ -41,14 +29,6 @@
     (push (plist-get params :message) lsp-coder-test--messages)))
 
 (advice-add 'eglot-handle-notification :before #'lsp-coder-test--note)
-
-(defun lsp-coder-test--write (result)
-  "Write the plist RESULT and the server's messages as JSON to the output file."
-  (with-temp-file (lsp-coder-test--param :out)
-    (insert (json-serialize
-             (append result
-                     (list :messages (vconcat (reverse lsp-coder-test--messages))))
-             :null-object nil :false-object :json-false))))
 
 (defun lsp-coder-test--eglot-version ()
   "The version of the eglot that was loaded, as a string."

@@ -17,28 +17,8 @@
 
 (require 'package)
 (package-initialize)
-(require 'json)
+(load (expand-file-name "test_io.el" (file-name-directory load-file-name)) nil t)
 (require 'seq)
-
-(defvar lsp-coder-test--params
-  (with-temp-buffer
-    (insert-file-contents (getenv "LSP_CODER_TEST_PARAMS"))
-    (json-parse-buffer :object-type 'plist :array-type 'list)))
-
-(defun lsp-coder-test--param (key)
-  "The test parameter KEY (a keyword)."
-  (plist-get lsp-coder-test--params key))
-
-(defvar lsp-coder-test--messages nil
-  "The servers' log and show messages, newest first.")
-
-(defun lsp-coder-test--write (result)
-  "Write the plist RESULT and the servers' messages as JSON to the output file."
-  (with-temp-file (lsp-coder-test--param :out)
-    (insert (json-serialize
-             (append result
-                     (list :messages (vconcat (reverse lsp-coder-test--messages))))
-             :null-object nil :false-object :json-false))))
 
 (defun lsp-coder-test--wait (what predicate)
   "Wait until PREDICATE is true; error naming WHAT after the load timeout."
