@@ -71,8 +71,9 @@ def test_helix_readme_appends_to_the_users_servers() -> None:
 
 
 def test_vscode_settings_map_to_server_keys() -> None:
-    """Every setting extension.ts maps names a real key of the server's config tree."""
-    source = (EDITORS / "vscode" / "src" / "extension.ts").read_text(encoding="utf-8")
+    """Every setting the extension maps (src/settings.ts) names a real key of the server's
+    config tree."""
+    source = (EDITORS / "vscode" / "src" / "settings.ts").read_text(encoding="utf-8")
     pairs = re.findall(r"\['([\w.]+)', \['(\w+)', '(\w+)'\]\]", source)
     assert len(pairs) >= 5, pairs
     tree = to_dict(Config())
