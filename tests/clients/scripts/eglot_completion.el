@@ -132,12 +132,6 @@ came within its own time limit (the other server's first completion can take lon
                (candidates (all-completions prefix table)))
     (mapcar #'substring-no-properties (if sort (funcall sort candidates) candidates))))
 
-(condition-case err
-    (progn
-      (lsp-coder-test--write (lsp-coder-test--run))
-      (kill-emacs 0))
-  (error
-   (lsp-coder-test--write (list :error (error-message-string err)))
-   (kill-emacs 1)))
+(lsp-coder-test--main #'lsp-coder-test--run)
 
 ;;; eglot_completion.el ends here

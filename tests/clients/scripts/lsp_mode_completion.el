@@ -108,12 +108,6 @@
                  :candidates (vconcat candidates))
       (ignore-errors (lsp-workspace-shutdown (lsp-coder-test--workspace 'lsp-coder))))))
 
-(condition-case err
-    (progn
-      (lsp-coder-test--write (lsp-coder-test--run))
-      (kill-emacs 0))
-  (error
-   (lsp-coder-test--write (list :error (error-message-string err)))
-   (kill-emacs 1)))
+(lsp-coder-test--main #'lsp-coder-test--run)
 
 ;;; lsp_mode_completion.el ends here

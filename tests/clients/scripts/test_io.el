@@ -28,4 +28,14 @@
                      (list :messages (vconcat (reverse lsp-coder-test--messages))))
              :null-object nil :false-object :json-false))))
 
+(defun lsp-coder-test--main (run)
+  "Call RUN, write its plist (or the error) as the result, and exit 0 (or 1)."
+  (condition-case err
+      (progn
+        (lsp-coder-test--write (funcall run))
+        (kill-emacs 0))
+    (error
+     (lsp-coder-test--write (list :error (error-message-string err)))
+     (kill-emacs 1))))
+
 ;;; test_io.el ends here
