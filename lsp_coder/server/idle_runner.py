@@ -142,14 +142,15 @@ class IdleRunner:
         self.queue = idle_plan.on_open(self.queue, self.service.opened(uri, path, text))
         self.schedule()
 
-    def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
+    def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> bool:
         """The client reported where the cursor rests: prepare the prompt a request there
-        would read (``idle_plan.on_cursor``)."""
+        would read (``idle_plan.on_cursor``); False when idle work is off."""
         self.focus = uri
         if not self._config().enabled or not self.service.prefills:
-            return
+            return False
         cursor = self.service.cursor_at(uri, path, text, offset)
         self._apply(idle_plan.on_cursor(self.queue, cursor, self.job))
+        return True
 
     def forget(self, uri: str) -> None:
         """A document closed: drop its idle work (a cursor job running for it plans no full

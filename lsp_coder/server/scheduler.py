@@ -331,8 +331,7 @@ class Scheduler:
         """The client reported where the cursor rests (not a completion request): idle work
         prepares the prompt a request there would read, and work nobody waits for in another
         file (a background confirm, a time-boxed rest) stops."""
-        self.idle.cursor_moved(uri, path, text, offset)
-        if not self._idle_config().enabled or not self.service.prefills:
+        if not self.idle.cursor_moved(uri, path, text, offset):
             return
         request = self._state.running
         if request is not None and request.answer.done() and request.uri != uri:
