@@ -22,12 +22,16 @@ entries with a lower retention tier: every eviction takes an idle leaf before an
 request made or used, and idle work itself only ever evicts idle leaves (it never pushes a live
 document out), except for the document the user is in now (``in_view``: just opened, or the
 cursor rests there), whose prompt may then take the least recently used request's room, as the
-request it stands for would. The sequence that holds that prompt is the user's until the next
-in-view prompt, while it holds idle tokens no request has used: other idle work neither takes
-it nor evicts its blocks, and the next in-view prompt does not take it. A real request that
-reuses idle tokens promotes them to the normal tier and counts them in ``idle_used_tokens``.
-When idle work finds no spare sequence it takes an older state of a prompt
-(``choosing.stale_seq``).
+request it stands for would. A real request that reuses idle tokens promotes them to the normal
+tier and counts them in ``idle_used_tokens``. When idle work finds no spare sequence it takes an
+older state of a prompt (``choosing.stale_seq``).
+
+Pins: a sequence counts the holds on it (``SeqState.grow_pins``, ``view_pins``), and choosing
+and eviction leave a pinned one alone (``SeqState.pinned``). An extend pins the sequence it
+grows (``growing``): nothing evicts it or takes it meanwhile. The sequence that holds the last
+in-view prompt is pinned until the next in-view prompt is claimed or the table is cleared, and
+while it holds idle tokens no request has used, other idle work neither takes it nor evicts its
+blocks, and the next in-view prompt does not take it.
 
 The table holds no llama.cpp context: it applies its decisions through ``KvCells`` (a
 ``llama.Context`` in the engine; a simulation in the tests), and the caller evaluates tokens
@@ -37,6 +41,8 @@ and tells the table with ``record`` (see ``manager.PrefixCache``).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .choosing import free_seq, lru_request_seq, spare_seq
 from .eviction import pick_leaf
@@ -80,8 +86,6 @@ class BlockTable:
         self.blocks: dict[BlockHash, Block] = {}
         """Every registered full block, by its chain key."""
         self._clock = 0.0
-        self._in_view: int | None = None
-        """The sequence holding the last in-view prompt (see ``prepare_branch``)."""
         self.evicted_blocks = 0
         """Leaves evicted so far."""
         self.idle_used_tokens = 0
@@ -170,8 +174,8 @@ class BlockTable:
         came to rest there). Once no empty, branch or stale sequence is left it takes the
         least recently used request's sequence, as the request it stands for would. The
         sequence it ends up in is then kept from other idle work until the next in-view
-        prompt: work for another file, or a guess at the next key, must not undo it.
-        ``document``: as for ``prepare``.
+        prompt (its view pin): work for another file, or a guess at the next key, must not
+        undo it. ``document``: as for ``prepare``.
         """
         self._check_fits(tokens)
         src_id, n = self.lookup(tokens)
@@ -180,18 +184,17 @@ class BlockTable:
         if src is not None and n == len(tokens):
             return self._claimed(Prepared(src.seq_id, n), in_view)
         now = self._tick()
-        guarded = self.guarded()
-        # The guarded sequence (the last in-view prompt) is extended in place only by the same
+        # The pinned sequence (the last in-view prompt) is extended in place only by the same
         # prompt going on; another in-view prompt (the full one after a cursor's short one)
         # does not truncate or take it either: the next key may still read it.
         if src is not None and src.idle_from is not None and n >= src.idle_from and (
-                (src.seq_id != guarded or (in_view and n == len(src.tokens)))
+                (not src.pinned(True) or (in_view and n == len(src.tokens)))
                 and self.own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
             src.last_used = now
             src.document = document
             return self._claimed(Prepared(src.seq_id, n), in_view)
-        exclude = {guarded} | ({src.seq_id} if src is not None else set())
+        exclude = None if src is None else src.seq_id
         dst = spare_seq(self, exclude)
         if dst is None and in_view:
             dst = lru_request_seq(self, exclude)
@@ -212,21 +215,31 @@ class BlockTable:
         blocks (``idle``: as idle work's, the lowest retention tier)."""
         self._append(self.seqs[seq_id], tokens, idle)
 
-    def make_room(self, n_new: int, protect: int, idle_only: bool = False) -> None:
+    @contextmanager
+    def growing(self, seq_id: int) -> Iterator[None]:
+        """Pin a sequence while it is extended: no eviction or choice touches it."""
+        seq = self.seqs[seq_id]
+        seq.grow_pins += 1
+        try:
+            yield
+        finally:
+            seq.grow_pins -= 1
+
+    def make_room(self, n_new: int, idle_only: bool = False) -> None:
         """Evict leaves until ``n_new`` more cells fit the budget (``PromptTooLong`` when they
-        cannot). ``protect`` (the sequence about to grow) loses nothing; see ``evict_one``."""
+        cannot). The sequence about to grow is pinned (``growing``); see ``evict_one``."""
         while self.used_cells + n_new > self.budget:
-            if not self.evict_one(protect, idle_only):
+            if not self.evict_one(idle_only):
                 raise PromptTooLong(f"cannot fit {n_new} more tokens in {self.budget} cells")
 
-    def evict_one(self, protect: int, idle_only: bool = False) -> bool:
+    def evict_one(self, idle_only: bool = False) -> bool:
         """Evict the least recently used leaf (a block or a bare partial tail), idle ones first.
 
-        ``idle_only``: only a leaf made by idle work may go, and none of the in-view prompt's
-        (for idle work itself, other than that prompt's). False when nothing may go.
+        A pinned sequence loses nothing (``SeqState.pinned``). ``idle_only``: only a leaf made
+        by idle work may go, and none of the in-view prompt's (for idle work itself, other than
+        that prompt's). False when nothing may go.
         """
-        kept = {protect, self.guarded()} if idle_only else {protect}
-        leaf = pick_leaf(self, kept, idle_only)
+        leaf = pick_leaf(self, idle_only)
         if leaf is None:
             return False
         holders, start = leaf
@@ -244,17 +257,8 @@ class BlockTable:
         self.cells.clear()
         for seq in self.seqs:
             seq.tokens, seq.keys, seq.idle_from, seq.document = [], [], None, None
+            seq.view_pins = 0
         self.blocks.clear()
-        self._in_view = None
-
-    def guarded(self) -> int | None:
-        """The sequence other idle work must leave alone: the in-view prompt's, while it holds
-        idle tokens no request has used (a request's sequence is never idle work's to take,
-        and a branch with none holds only what a request read, or a shared prefix)."""
-        seq = None if self._in_view is None else self.seqs[self._in_view]
-        if seq is None or seq.idle_from is None or seq.idle_from >= len(seq.tokens):
-            return None
-        return seq.seq_id
 
     def own_tail(self, seq: SeqState, n: int) -> int:
         """Tokens after position ``n`` that no other sequence holds."""
@@ -276,6 +280,10 @@ class BlockTable:
             assert block.holders, key
             for h in block.holders:
                 assert key in self.seqs[h].keys
+        for seq in self.seqs:
+            assert seq.grow_pins == 0, ("a grow pin outlived its extend", seq.seq_id)
+            assert seq.view_pins in (0, 1), (seq.seq_id, seq.view_pins)
+        assert sum(seq.view_pins for seq in self.seqs) <= 1, "more than one in-view pin"
 
     ##### Internal Helper Functions #####
 
@@ -298,8 +306,12 @@ class BlockTable:
         self._touch(seq, now)
 
     def _claimed(self, prepared: Prepared, in_view: bool) -> Prepared:
+        """Move the view pin to the sequence an in-view prompt was claimed in."""
         if in_view:
-            self._in_view = prepared.seq_id
+            for seq in self.seqs:
+                if seq.view_pins:
+                    seq.view_pins -= 1
+            self.seqs[prepared.seq_id].view_pins += 1
         return prepared
 
     def _moved_chunks(self, seq: SeqState, tokens: list[int],

@@ -1,7 +1,8 @@
 """Which sequence a request or idle work takes when the prefix it needs is held elsewhere.
 
 Each function reads the block table and returns a sequence (or None); none changes a
-sequence's tokens (the caller truncates what it takes).
+sequence's tokens (the caller truncates what it takes). None takes a pinned sequence
+(``SeqState.pinned``): a growing one, and for idle work the in-view prompt's.
 """
 
 from __future__ import annotations
@@ -17,33 +18,34 @@ if TYPE_CHECKING:
 def free_seq(table: BlockTable, exclude: int | None) -> SeqState:
     """For a request: an empty sequence, else the least recently used one, branches first."""
     seqs = table.seqs
-    empty = [s for s in seqs if not s.tokens and s.seq_id != exclude]
+    empty = [s for s in seqs if not s.tokens and s.seq_id != exclude and not s.pinned(False)]
     if empty:
         empty[0].idle_from = None
         return empty[0]
-    victims = [s for s in seqs if s.seq_id != exclude]
+    victims = [s for s in seqs if s.seq_id != exclude and not s.pinned(False)]
     victim = min(victims, key=lambda s: (s.idle_from is None, s.last_used))
     victim.idle_from = None
     return victim
 
 
-def spare_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | None:
+def spare_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     """For idle work: an empty sequence, else the least recently used branch, else a stale
-    request sequence (see ``stale_seq``); None when there is none of these."""
-    spare = [s for s in table.seqs if s.seq_id not in exclude
+    request sequence (see ``stale_seq``), never ``exclude`` (the prompt's source); None when
+    there is none of these."""
+    spare = [s for s in table.seqs if s.seq_id != exclude and not s.pinned(True)
              and (not s.tokens or s.idle_from is not None)]
     if not spare:
         return stale_seq(table, exclude)
     return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
 
 
-def lru_request_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | None:
-    """For the in-view prompt: the least recently used sequence other than those in
-    ``exclude`` and the most recently used one (the request just answered); None when there
-    is none."""
+def lru_request_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
+    """For the in-view prompt: the least recently used sequence other than ``exclude`` and
+    the most recently used one (the request just answered); None when there is none."""
     seqs = table.seqs
     newest = max(seqs, key=lambda s: s.last_used)
-    others = [s for s in seqs if s.seq_id not in exclude and s is not newest]
+    others = [s for s in seqs if s.seq_id != exclude and not s.pinned(True)
+              and s is not newest]
     if not others:
         return None
     victim = min(others, key=lambda s: s.last_used)
@@ -51,7 +53,7 @@ def lru_request_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | N
     return victim
 
 
-def stale_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | None:
+def stale_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     """A request's sequence holding an older state of a prompt: one that holds little of its
     own (other sequences hold the prompt up to near its end: the line before an Enter, a
     branch that was taken and then typed past), or one a later request for the same document
@@ -59,7 +61,7 @@ def stale_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | None:
     branch turns a spare sequence into a request's, and after ``n_seq_max`` of them idle work
     has nowhere to go.
 
-    Never the most recently used sequence or one in ``exclude``, and never one whose own
+    Never the most recently used sequence or ``exclude``, and never one whose own
     tokens (held by no other sequence) are more than a quarter of it and more than two
     blocks, unless it is such an older state: a document's latest prompt stays. The one with
     the fewest own tokens goes first.
@@ -68,7 +70,7 @@ def stale_seq(table: BlockTable, exclude: set[int | None]) -> SeqState | None:
     newest = max(seqs, key=lambda s: s.last_used)
     stale = []
     for seq in seqs:
-        if seq.seq_id in exclude or seq is newest or not seq.tokens:
+        if seq.seq_id == exclude or seq.pinned(True) or seq is newest or not seq.tokens:
             continue
         own = table.own_tail(seq, 0)
         if own <= max(2 * table.block_size, len(seq.tokens) // 4) or left_behind(table, seq):

@@ -10,15 +10,15 @@ if TYPE_CHECKING:
     from .block_table import BlockTable
 
 
-def pick_leaf(table: BlockTable, kept: set[int | None],
-              idle_only: bool) -> tuple[list[SeqState], int] | None:
+def pick_leaf(table: BlockTable, idle_only: bool) -> tuple[list[SeqState], int] | None:
     """The leaf to evict: the sequences that hold it and the position to truncate them at.
 
     A leaf is the last full block of all the sequences that hold it, or a sequence's bare
-    partial tail. Idle leaves go first, then by last use. Sequences in ``kept`` lose nothing,
-    nor does a block any of them holds. ``idle_only``: only a leaf made by idle work may go.
-    None when nothing may go.
+    partial tail. Idle leaves go first, then by last use. A pinned sequence (``SeqState.pinned``;
+    for ``idle_only``, as idle work sees it) loses nothing, nor does a block one of them holds.
+    ``idle_only``: only a leaf made by idle work may go. None when nothing may go.
     """
+    kept = {seq.seq_id for seq in table.seqs if seq.pinned(idle_only)}
     best: tuple[tuple[bool, float], list[SeqState], int] | None = None
     for seq in table.seqs:
         if seq.seq_id in kept or not seq.tokens:

@@ -37,8 +37,9 @@ class PrefixCache(BlockTable):
                idle: bool = False, in_view: bool = False) -> int:
         """Evaluate ``tokens`` at the end of a sequence and register its new full blocks.
 
-        Makes room first (evicting LRU leaves of other sequences) and again whenever llama.cpp
-        reports the cells full. Returns the number of logits rows (see ``Context.decode``).
+        The sequence is pinned meanwhile (``growing``). Makes room first (evicting LRU leaves
+        of other sequences) and again whenever llama.cpp reports the cells full. Returns the
+        number of logits rows (see ``Context.decode``).
         Aborts (``DecodeAborted``) keep the chunks evaluated so far. ``idle``: the work of a
         branch (see ``prepare_branch``): its blocks get the idle tier, and it evicts only idle
         leaves (``PromptTooLong`` when that is not enough), unless ``in_view`` (the prompt
@@ -49,24 +50,25 @@ class PrefixCache(BlockTable):
         idle_only = idle and not in_view
         pending = list(tokens)
         rows = 0
-        while pending:
-            self.make_room(len(pending), protect=seq_id, idle_only=idle_only)
-            try:
-                rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
-            except KvCacheFull as full:
-                self.record(seq_id, pending[: full.done], idle)
-                pending = pending[full.done :]
-                if not self.evict_one(protect=seq_id, idle_only=idle_only):
-                    raise PromptTooLong("KV cache full and nothing left to evict") from full
-                continue
-            except BaseException as exc:
-                done = getattr(exc, "done", None)
-                if done is None:
-                    done = max(0, self.ctx.seq_pos_max(seq_id) + 1 - len(seq.tokens))
-                self.record(seq_id, pending[:done], idle)
-                raise
-            self.record(seq_id, pending, idle)
-            pending = []
+        with self.growing(seq_id):
+            while pending:
+                self.make_room(len(pending), idle_only=idle_only)
+                try:
+                    rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
+                except KvCacheFull as full:
+                    self.record(seq_id, pending[: full.done], idle)
+                    pending = pending[full.done :]
+                    if not self.evict_one(idle_only=idle_only):
+                        raise PromptTooLong("KV cache full and nothing left to evict") from full
+                    continue
+                except BaseException as exc:
+                    done = getattr(exc, "done", None)
+                    if done is None:
+                        done = max(0, self.ctx.seq_pos_max(seq_id) + 1 - len(seq.tokens))
+                    self.record(seq_id, pending[:done], idle)
+                    raise
+                self.record(seq_id, pending, idle)
+                pending = []
         return rows
 
     def check(self) -> None:

@@ -32,6 +32,23 @@ class SeqState:
     """The document whose prompt it holds, when the caller said (see ``BlockTable.prepare``)."""
     requested: float = 0.0
     """When a request last ran in it (``last_used`` also counts sharing from it)."""
+    grow_pins: int = 0
+    """Extends in progress on it: while any is, nothing evicts its blocks or takes it."""
+    view_pins: int = 0
+    """1 while it holds the last in-view prompt (``BlockTable.prepare_branch``), else 0."""
+
+    @property
+    def holds_unused_idle(self) -> bool:
+        """Whether it holds tokens idle work evaluated that no request has used yet."""
+        return self.idle_from is not None and self.idle_from < len(self.tokens)
+
+    def pinned(self, by_idle_work: bool) -> bool:
+        """Whether it must be left alone: by everything while it grows, and by other idle
+        work (``by_idle_work``) also while it holds the in-view prompt's unused idle tokens (a
+        request's sequence is never idle work's to take, and an in-view branch with no unused
+        idle tokens holds only what a request read, or a shared prefix)."""
+        return self.grow_pins > 0 or (
+            by_idle_work and self.view_pins > 0 and self.holds_unused_idle)
 
 
 @dataclass(slots=True)

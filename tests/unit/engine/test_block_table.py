@@ -59,9 +59,10 @@ def make_table(n_seq: int = 4, n_ctx: int = 512, block_size: int = 4, budget: in
 def evaluate(table: BlockTable, cells: SimCells, seq_id: int, tokens: list[int],
              idle: bool = False, in_view: bool = False) -> None:
     """What ``PrefixCache.extend`` does, with the simulated cells as the model."""
-    table.make_room(len(tokens), protect=seq_id, idle_only=idle and not in_view)
-    cells.write(seq_id, len(table.tokens(seq_id)), tokens)
-    table.record(seq_id, tokens, idle)
+    with table.growing(seq_id):
+        table.make_room(len(tokens), idle_only=idle and not in_view)
+        cells.write(seq_id, len(table.tokens(seq_id)), tokens)
+        table.record(seq_id, tokens, idle)
     # The budget holds once tokens are evaluated (a share may count a partial block twice
     # until then: ``used_cells`` is an upper bound, the shared cells are not copied).
     assert table.used_cells <= table.budget
