@@ -125,6 +125,33 @@ def test_idle_work_never_evicts_a_requests_blocks():
     check(table, cells)
 
 
+def test_a_growing_sequence_loses_nothing_and_its_pin_ends_with_the_extend():
+    table, cells = make_table(n_seq=2, block_size=4, budget=32)
+    request(table, cells, list(range(24)))
+    # Only the growing sequence holds anything, so nothing may be evicted for it.
+    with pytest.raises(PromptTooLong):
+        evaluate(table, cells, 0, list(range(100, 116)))
+    assert table.tokens(0) == list(range(24))
+    assert table.seqs[0].grow_pins == 0  # the failed extend let go of its pin
+    check(table, cells)
+
+
+def test_only_the_last_in_view_prompts_sequence_carries_the_view_pin():
+    table, cells = make_table(n_seq=4, block_size=4)
+    first = table.prepare_branch(list(range(20)), in_view=True, document="a")
+    evaluate(table, cells, first.seq_id, list(range(20)), idle=True, in_view=True)
+    assert table.seqs[first.seq_id].pinned(by_idle_work=True)
+    # Other idle work goes elsewhere; the next in-view prompt takes the pin over.
+    other = table.prepare_branch(list(range(500, 520)), document="b")
+    assert other.seq_id != first.seq_id
+    second = table.prepare_branch(list(range(900, 920)), in_view=True, document="c")
+    assert second.seq_id not in (first.seq_id, other.seq_id)
+    assert [s.view_pins for s in table.seqs] == [int(i == second.seq_id) for i in range(4)]
+    table.clear()
+    assert not any(s.view_pins for s in table.seqs)
+    check(table, cells)
+
+
 def test_a_branch_leaves_the_requests_sequence_as_it_was():
     table, cells = make_table(block_size=4)
     request(table, cells, list(range(40)), doc="a")
