@@ -85,26 +85,14 @@ class FimQuery:
 
     uri: str
     """The document (prefix caches tell a document's older states by it)."""
-    above: str
-    """The lines above the cursor line, before ``recent``."""
-    line_prefix: str
-    """The cursor line before the cursor."""
-    suffix: str
-    """The rest of the document window after the cursor."""
-    extra: tuple[tuple[str, str], ...] = ()
-    """(path, text) chunks of other files."""
-    recent: str = ""
-    """Lines just above the cursor line, sent after the middle token with the typed text."""
-    repo: str = ""
-    """The workspace folder's name, for the model's repository format (with ``extra``)."""
-    path: str = ""
-    """The open file's path, written before it when ``extra`` is not empty."""
+    parts: PromptParts
+    """The prompt's text pieces, built once for the request."""
     prefix_tokens: int = 1024
-    """The token budget ``above`` (with ``line_prefix``) was cut to."""
+    """The token budget ``parts.above`` (with ``parts.line_prefix``) was cut to."""
     suffix_tokens: int = 256
-    """The token budget ``suffix`` was cut to."""
+    """The token budget ``parts.suffix`` was cut to."""
     extra_tokens: int = 256
-    """The token budget ``extra`` was cut to."""
+    """The token budget ``parts.extra`` was cut to."""
     max_tokens: int = 64
     """The most tokens to generate."""
     temperature: float = 0.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import FimStrings
+from ..shared_types import PromptParts
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +112,9 @@ def repository(template: FimText, extra: tuple[tuple[str, str], ...], repo: str,
     return head + (f"{template.file_sep}{path}\n" if path else "")
 
 
-def build(template: FimText, extra: tuple[tuple[str, str], ...], above: str, line_prefix: str,
-          suffix: str, recent: str = "", repo: str = "", path: str = "") -> str:
+def build(template: FimText, parts: PromptParts) -> str:
     """The prompt text: other files (``repository``), then PSM with the recent lines and the
     typed line after the middle."""
-    head = repository(template, extra, repo, path)
-    return (f"{head}{template.prefix}{above}{template.suffix}{suffix}{template.middle}"
-            f"{recent}{line_prefix}")
+    head = repository(template, parts.extra, parts.repo, parts.path)
+    return (f"{head}{template.prefix}{parts.above}{template.suffix}{parts.suffix}"
+            f"{template.middle}{parts.recent}{parts.line_prefix}")

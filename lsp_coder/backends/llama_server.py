@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 from ..config import Config
 from ..shared_types import FimQuery, PrefillResult, PromptPart
@@ -36,8 +37,7 @@ class LlamaServerBackend(RemoteBackend):
         super().__init__(config, notify)
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
-                     query.recent, query.repo, query.path)
+        return build(self.template, query.parts)
 
     def body(self, query: FimQuery, *, prompt: str | None = None) -> dict:
         body = {
@@ -48,7 +48,7 @@ class LlamaServerBackend(RemoteBackend):
             "cache_prompt": True,
             "stream": True,
             "timings_per_token": True,  # cache figures even when a stop rule ends it early
-            "n_indent": _indent(query.line_prefix),
+            "n_indent": _indent(query.parts.line_prefix),
         }
         if query.temperature <= 0:
             body["samplers"] = ["top_k"]
@@ -79,8 +79,8 @@ class LlamaServerBackend(RemoteBackend):
         prompt = None
         if part == "shared":  # up to the suffix marker: what every cursor in the window shares
             markers = self.template.suffix + self.template.middle
-            prompt = build(self.template, query.extra, query.above, "", "", "", query.repo,
-                           query.path)[: -len(markers)]
+            shared = replace(query.parts, line_prefix="", suffix="", recent="")
+            prompt = build(self.template, shared)[: -len(markers)]
         body = self.body(query, prompt=prompt)
         body["n_predict"] = 0
         body.pop("t_max_predict_ms", None)

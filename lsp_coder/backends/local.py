@@ -22,7 +22,6 @@ from ..shared_types import (
     FimQuery,
     PrefillResult,
     PromptPart,
-    PromptParts,
 )
 from .local_prompt import Prompt, build_prompt, resolve_layout
 
@@ -112,7 +111,7 @@ class LocalBackend:
         short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
         short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
-        lines = query.above.splitlines(keepends=True)
+        lines = query.parts.above.splitlines(keepends=True)
         start = self._anchored_start(query.uri, lines)
         if start is not None and start != short.dropped_lines:
             held = self._prompt(short_query, config, window_drop_lines=start)
@@ -178,9 +177,7 @@ class LocalBackend:
                 window_step_lines: int = WINDOW_QUANTUM_LINES,
                 window_drop_lines: int | None = None) -> Prompt:
         engine = self.engine
-        parts = PromptParts(query.extra, query.above, query.line_prefix, query.suffix,
-                            query.recent, query.repo, query.path)
-        return build_prompt(engine.template, parts, engine.tokenize, engine.detokenize,
+        return build_prompt(engine.template, query.parts, engine.tokenize, engine.detokenize,
                             prefix_tokens=query.prefix_tokens,
                             suffix_tokens=query.suffix_tokens,
                             extra_tokens=query.extra_tokens,

@@ -28,8 +28,7 @@ class OllamaBackend(RemoteBackend):
     def body(self, query: FimQuery) -> dict:
         return {
             "model": self.model,
-            "prompt": build(self.template, query.extra, query.above, query.line_prefix,
-                            query.suffix, query.recent, query.repo, query.path),
+            "prompt": build(self.template, query.parts),
             "raw": True,
             "stream": True,
             "options": {"num_predict": query.max_tokens, "temperature": query.temperature,

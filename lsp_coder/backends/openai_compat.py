@@ -35,8 +35,7 @@ class OpenAIBackend(RemoteBackend):
         return url[: -len("/v1")] if url.endswith("/v1") else url
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.extra, query.above, query.line_prefix, query.suffix,
-                     query.recent, query.repo, query.path)
+        return build(self.template, query.parts)
 
     def body(self, query: FimQuery) -> dict:
         body = {

@@ -308,12 +308,10 @@ class CompletionService:
         stop rule, callbacks and drafts; see ``FimQuery``)."""
         cc = self.config.completion
         prefix_tokens, suffix_tokens, extra_tokens = budgets
-        return FimQuery(uri=req.uri, above=parts.above, line_prefix=parts.line_prefix,
-                        suffix=parts.suffix, extra=parts.extra, recent=parts.recent,
-                        repo=parts.repo, path=parts.path,
-                        prefix_tokens=prefix_tokens, suffix_tokens=suffix_tokens,
-                        extra_tokens=extra_tokens, max_tokens=cc.max_tokens,
-                        temperature=cc.temperature, seed=cc.seed, **how)
+        return FimQuery(uri=req.uri, parts=parts, prefix_tokens=prefix_tokens,
+                        suffix_tokens=suffix_tokens, extra_tokens=extra_tokens,
+                        max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed,
+                        **how)
 
     # -- idle work ------------------------------------------------------------------------------
 

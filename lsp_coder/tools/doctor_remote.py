@@ -9,7 +9,7 @@ from ..backends.factory import BackendConfigError, remote_backend
 from ..backends.fim_text import TemplateError
 from ..backends.transport import TransportError
 from ..config import Config, redact_url
-from ..shared_types import FimQuery
+from ..shared_types import FimQuery, PromptParts
 
 _SAMPLE_ABOVE = "def fibonacci(n):\n    \"\"\"The n-th Fibonacci number.\"\"\"\n"
 _SAMPLE_TYPED = "    if n < 2:"
@@ -50,8 +50,9 @@ def doctor_remote(config: Config) -> int:
         count_ms = (time.perf_counter() - t0) * 1000
         print(f"tokens      {backend.count_tokens.method}: {n} tokens for {len(sample)} chars"
               f" in {count_ms:.1f} ms")
-        query = FimQuery(uri="doctor", above=_SAMPLE_ABOVE, line_prefix=_SAMPLE_TYPED,
-                         suffix="\n", max_tokens=8)
+        query = FimQuery(uri="doctor",
+                         parts=PromptParts((), _SAMPLE_ABOVE, _SAMPLE_TYPED, "\n"),
+                         max_tokens=8)
         for attempt in ("cold", "warm"):
             t0 = time.perf_counter()
             result = backend.complete(query)

@@ -17,7 +17,7 @@ import pytest
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.backends.token_counts import vocab_counter
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery
+from lsp_coder.shared_types import FimQuery, PromptParts
 
 pytestmark = pytest.mark.real_model
 
@@ -30,11 +30,10 @@ def config(**backend) -> Config:
     return apply(Config(), {"backend": {"timeout_ms": 120_000, **backend}}, "test")
 
 
-def fib_query(**kw) -> FimQuery:
-    base = dict(uri="file:///geo.py", above=ABOVE, line_prefix="    return",
-                suffix="\n", max_tokens=24)
-    base.update(kw)
-    return FimQuery(**base)
+def fib_query(above: str = ABOVE, line_prefix: str = "    return", suffix: str = "\n",
+              **kw) -> FimQuery:
+    parts = PromptParts((), above, line_prefix, suffix)
+    return FimQuery(**{"uri": "file:///geo.py", "parts": parts, "max_tokens": 24, **kw})
 
 
 def idle_slots(url: str) -> bool:

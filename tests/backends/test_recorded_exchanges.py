@@ -13,7 +13,7 @@ from werkzeug import Request, Response
 
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery
+from lsp_coder.shared_types import FimQuery, PromptParts
 from tests.backends.recorded import (
     VLLM_SUFFIX_ERROR,
     ollama_stream,
@@ -26,12 +26,9 @@ def config(**backend) -> Config:
     return apply(Config(), {"backend": backend}, "test")
 
 
-def query(**kw) -> FimQuery:
-    base = dict(uri="file:///a.py", above="def add(a, b):\n", line_prefix="    ret",
-                suffix="\n\nprint(add(1, 2))\n", extra=(("util.py", "X = 1\n"),),
-                max_tokens=32)
-    base.update(kw)
-    return FimQuery(**base)
+def query(extra=(("util.py", "X = 1\n"),), **kw) -> FimQuery:
+    parts = PromptParts(extra, "def add(a, b):\n", "    ret", "\n\nprint(add(1, 2))\n")
+    return FimQuery(**{"uri": "file:///a.py", "parts": parts, "max_tokens": 32, **kw})
 
 
 class Recorder:

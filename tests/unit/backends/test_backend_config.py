@@ -44,8 +44,9 @@ def test_unknown_family_says_which_ones_exist():
 
 def test_prompt_grows_only_at_its_end_while_typing_on_a_line():
     template = FAMILIES["qwen"]
-    before = build(template, (("b.py", "B = 2\n"),), "def f():\n", "    ret", "\n")
-    after = build(template, (("b.py", "B = 2\n"),), "def f():\n", "    retu", "\n")
+    other = (("b.py", "B = 2\n"),)
+    before = build(template, PromptParts(other, "def f():\n", "    ret", "\n"))
+    after = build(template, PromptParts(other, "def f():\n", "    retu", "\n"))
     assert after.startswith(before)
 
 
