@@ -31,8 +31,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--naive-keys", type=int, default=6,
                    help="keystrokes replayed with the cache off (each re-reads the prompt)")
     p.add_argument("--runs", default="cached,naive,nospec",
-                   help="comma-separated subset of cached,naive,nomemory,nospec (nomemory:"
-                        " speculation by verification batches only, no greedy memory)")
+                   help="comma-separated subset of cached,naive,nomemory,nospec,nocontext"
+                        " (nomemory: speculation by verification batches only, no greedy"
+                        " memory; nocontext: no other files' section)")
     p.set_defaults(func=_typing)
 
     p = sub.add_parser("idle", parents=[common], help="type at a human cadence with idle-time"
@@ -89,6 +90,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         " how it is called)")
     p.add_argument("--tabs", type=int, default=2,
                    help="other modules open besides the defining one")
+    p.add_argument("--alone", action="store_true",
+                   help="open only the case's file (no tabs, not even the defining module):"
+                        " what the workspace and the files near it give on their own")
     p.add_argument("--sources", default=",".join(("in-file", *CROSSFILE_SOURCES, "all")),
                    help="comma-separated runs among in-file, " + ", ".join(CROSSFILE_SOURCES)
                         + ", all; NAME+full: also idle.cold_prompt_ms=0")

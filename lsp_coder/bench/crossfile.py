@@ -5,8 +5,8 @@ module of the package is blanked (with ``--first-use``, only its first use in th
 case of every run gets a fresh copy of its package as the workspace (``rootUri``), whose copy
 of the case's file holds the blanked buffer, so no index can read the answer, and a fresh
 server. The client does the same in every run: it opens the module defining the name and
-``--tabs`` other modules of the package as tabs, then the case's file, rests
-``--open-pause-ms``, and asks for one inline completion after the blank line's indentation.
+``--tabs`` other modules of the package as tabs (none with ``--alone``), then the case's file,
+rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation.
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt).
@@ -181,7 +181,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
                for name, s in sources.items()}
-    tabs = [tabs_for(c, modules[c.source], args.tabs, args.seed) for c in cases]
+    tabs = [[] if args.alone else tabs_for(c, modules[c.source], args.tabs, args.seed)
+            for c in cases]
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
     plans = {name: run_options(name, base) for name in runs}
     print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"

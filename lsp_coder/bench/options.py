@@ -18,6 +18,7 @@ def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dic
                        "max_tokens": args.max_tokens},
         "cache": {},
         "speculative": {},
+        "context": {},
         # Full prompts throughout, as in the figures measured before the short prompt for a
         # cold cache became the default (bench idle --cold adds a run with it).
         "idle": {"cold_prompt_ms": 0},

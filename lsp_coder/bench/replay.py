@@ -6,7 +6,9 @@ inline completion after every key and waiting for it. The runs differ in one swi
 - ``cached``: the product as configured (prefix cache, suggestion cache, speculation);
 - ``naive``: the prefix cache off, every prompt evaluated whole (first keys only: it is slow);
 - ``nomemory``: speculation by verification batches only (the greedy memory off);
-- ``nospec``: speculation off.
+- ``nospec``: speculation off;
+- ``nocontext``: no other files' section (``context.budget_tokens = 0``): what the section
+  costs in latency and cache reuse.
 
 It prints a table per run, the ratios that matter (naive/cached latency, speculation's decode
 speed-up and agreement, acceptance per drafter), writes a PNG of latency per keystroke and the
@@ -197,6 +199,7 @@ async def run_bench(args: argparse.Namespace) -> dict[str, Any]:
         "nomemory": server_options(args, speculative={"greedy_memory": False}),
         "nospec": server_options(args, speculative={"enabled": False}),
         "naive": server_options(args, cache={"reuse": False}),
+        "nocontext": server_options(args, context={"budget_tokens": 0}),
     }
     for name in [n for n in plans if n in wanted]:
         ask_at = None

@@ -294,8 +294,9 @@ class CompletionService:
             cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
+        window = (parts.above.count("\n") + parts.recent.count("\n"), parts.suffix.count("\n"))
         section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
-                                       self.config, record=not preview)
+                                       self.config, record=not preview, window_lines=window)
         parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)
         if backend.kind != "local":  # the local engine holds its token prompt to the budgets
             parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,

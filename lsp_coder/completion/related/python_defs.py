@@ -164,7 +164,7 @@ class PythonDefinitions:
         of the document at ``path``) names, in order of first use, at most ``limit``."""
         if not imported:
             return []
-        search = _search_roots(path, roots)
+        search = search_roots(path, roots)
         out: list[Definition] = []
         seen: set[tuple[Path, str]] = set()
         for dotted in used:
@@ -189,12 +189,12 @@ class PythonDefinitions:
         # ``from pkg import mod``: the name may be a submodule; ``import a`` then ``a.b.f``.
         while names:
             sub = f"{module}.{names[0]}" if module else names[0]
-            if _find_module(sub, target.level, base, search) is None:
+            if find_module(sub, target.level, base, search) is None:
                 break
             module, names = sub, names[1:]
         if not names:
             return None  # a module used as a whole: nothing short to show
-        file = _find_module(module, target.level, base, search)
+        file = find_module(module, target.level, base, search)
         return self._lookup(file, names[0], search, REEXPORT_HOPS) if file else None
 
     def _lookup(self, file: Path, name: str, search: tuple[Path, ...],
@@ -209,11 +209,11 @@ class PythonDefinitions:
         onward = [parsed.reexports[name]] if name in parsed.reexports else parsed.star
         for target in onward:
             attr = target.attr or name
-            sub = _find_module(f"{target.module}.{attr}" if target.module else attr,
+            sub = find_module(f"{target.module}.{attr}" if target.module else attr,
                                target.level, file.parent, search)
             if sub is not None and target.attr:
                 continue  # a submodule re-exported by name: nothing short to show
-            nxt = _find_module(target.module, target.level, file.parent, search)
+            nxt = find_module(target.module, target.level, file.parent, search)
             if nxt is not None and nxt != file:
                 found = self._lookup(nxt, attr, search, hops - 1)
                 if found is not None:
@@ -243,7 +243,7 @@ class PythonDefinitions:
         return parsed
 
 
-def _search_roots(path: Path | None, roots: tuple[Path, ...]) -> tuple[Path, ...]:
+def search_roots(path: Path | None, roots: tuple[Path, ...]) -> tuple[Path, ...]:
     """Where absolute imports are looked for: the folder above the document's top package,
     its own folder, then each workspace folder and its ``src``."""
     out: list[Path] = []
@@ -257,7 +257,7 @@ def _search_roots(path: Path | None, roots: tuple[Path, ...]) -> tuple[Path, ...
     return tuple(dict.fromkeys(out))
 
 
-def _find_module(module: str, level: int, base: Path | None,
+def find_module(module: str, level: int, base: Path | None,
                  search: tuple[Path, ...]) -> Path | None:
     """The file of ``module`` (``pkg/mod.py`` or ``pkg/mod/__init__.py``), or None."""
     if level:

@@ -20,13 +20,23 @@ from ...config import Config
 from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
 from . import tags
-from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
+from .neighbours import NeighbourFiles
+from .python_defs import (
+    IMPORT_SCAN_CHARS,
+    PythonDefinitions,
+    document_imports,
+    used_names,
+    without_imports,
+)
 from .similar import CHUNK_LINES, IGNORED, SimilarChunks
 from .text import display_path, identifiers, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
 
 WINDOW_LINES_ABOVE = 20
 """The names used in this many lines above the cursor line (and on its prefix) count."""
+
+WINDOW_LINES_BELOW = 8
+"""And those used in this many lines below it."""
 
 DEFINITIONS_MAX = 8
 """At most this many definitions."""
@@ -84,6 +94,7 @@ class RelatedContext:
         self._index: WorkspaceIndex | None = None
         self._python: PythonDefinitions | None = None
         self._similar = SimilarChunks()
+        self._neighbours: NeighbourFiles | None = None
         self._sections: LRUCache[str, list[_Item]] = LRUCache(SECTIONS_KEPT)
         self._chunks: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
         self._generation = 0
@@ -164,13 +175,14 @@ class RelatedContext:
     # -- the section (worker) -------------------------------------------------------------------
 
     def section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
-                record: bool = True) -> Section:
+                record: bool = True, window_lines: tuple[int, int] = (0, 0)) -> Section:
         """The other files' section for a request at ``offset`` of ``text`` (document ``uri``).
 
         Stability: when everything the cursor needs now is already in the document's last
         section, that section is returned unchanged; otherwise the items still needed keep
         their order and the new ones follow. ``record``: remember the result as the
-        document's section (False for a preview by idle work).
+        document's section (False for a preview by idle work). ``window_lines``: the lines above and
+        below the cursor line that the prompt holds (no window of them is repeated here).
         """
         cc = config.context
         budget = budget_tokens * CHARS_PER_TOKEN
@@ -188,11 +200,14 @@ class RelatedContext:
         shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
         line = text.count("\n", 0, offset)
         window = _window(text, offset, line)
+        nearby = _by_distance(text, offset)
         items: list[_Item] = []
         if cc.definitions:
-            items += self._definitions(text, window, path, roots, cc.max_file_bytes)
-        if cc.open_files and others:
-            items += self._similar_items(uri, text, offset, line, others, roots, generation)
+            items += self._definitions(text, window, nearby, path, roots, cc.max_file_bytes)
+        if cc.open_files:
+            items += self._similar_items(uri, text, offset, line, others, path, roots,
+                                         generation, window_lines,
+                                         cc.max_file_bytes if cc.workspace else 0)
         wanted = _fit(items, budget)
         with self._lock:
             previous = self._sections.get(uri)
@@ -217,17 +232,17 @@ class RelatedContext:
         return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
                        shown)
 
-    def _definitions(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
-                     max_bytes: int) -> list[_Item]:
+    def _definitions(self, text: str, window: str, nearby: str, path: Path | None,
+                     roots: tuple[Path, ...], max_bytes: int) -> list[_Item]:
         """The definitions the window uses; found again only when the names used that could
         resolve (imported ones, or ones the index holds), the imports, the index or a file
         changed: a keystroke inside a new word changes none of them."""
         language = tags.language_of(path.suffix) if path is not None else None
         imported = document_imports(text, window) if language == "python" else {}
         if language == "python":
-            used = [u for u in used_names(without_imports(window)) if u.split(".")[0] in imported]
+            used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
         elif self._index is not None:
-            used = [n for n in _nearest_first(window) if self._index.holds(n)]
+            used = [n for n in _distinctive(nearby) if self._index.holds(n)]
         else:
             used = []
         index = self._index.generation if self._index is not None else -1
@@ -296,19 +311,33 @@ class RelatedContext:
         return _Item(("def", file, name), display_path(file, roots), rendered, 0)
 
     def _similar_items(self, uri: str, text: str, offset: int, line: int,
-                       others: list[tuple[str, str]],
-                       roots: tuple[Path, ...], generation: int) -> list[_Item]:
-        """The best windows of the other documents for the block of lines at the cursor,
-        computed once per block (typing inside it changes nothing)."""
+                       others: list[tuple[str, str]], path: Path | None,
+                       roots: tuple[Path, ...], generation: int, window_lines: tuple[int, int],
+                       max_bytes: int) -> list[_Item]:
+        """The best windows for the block of lines at the cursor, computed once per block
+        (typing inside it changes nothing): of the other documents, of the files near this
+        one (``neighbours``; files of at most ``max_bytes``, none when 0) and of this one
+        beyond what the prompt shows."""
         block = line // WINDOW_QUANTUM_LINES
-        key = (uri, block, generation)
+        with self._lock:
+            files = self._files_generation
+        key = (uri, block, generation, files, max_bytes)
         cached = self._chunks.get(key)
         if cached is not None:
             return cached
         query = _lines_around(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
                               (block + 1) * WINDOW_QUANTUM_LINES)
+        documents = list(others)
+        if path is not None and max_bytes > 0:
+            if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
+                self._neighbours = NeighbourFiles(max_bytes)
+            skip = {uri_to_path(u) for u, _ in others} | {path}
+            near = self._neighbours.near(path, text[:IMPORT_SCAN_CHARS], roots, skip)
+            documents += [(file.as_uri(), body) for file, body in near]
+        documents.append((uri, text))
+        hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)
         items = []
-        for chunk in self._similar.rank(query, others, CHUNKS_MAX):
+        for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
             other = uri_to_path(chunk.uri)
             shown = display_path(other, roots) if other else chunk.uri.rsplit("/", 1)[-1]
             items.append(_Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
@@ -347,10 +376,29 @@ def _lines_around(text: str, offset: int, line: int, first: int, end: int) -> st
     return text[start:stop]
 
 
-def _nearest_first(window: str) -> list[str]:
-    """The distinctive names of ``window``, those nearest its end (the cursor) first."""
+def _by_distance(text: str, offset: int) -> str:
+    """The cursor line's text before the cursor, then the lines around it nearest first (one
+    above, one below, ...: ``WINDOW_LINES_ABOVE`` above, ``WINDOW_LINES_BELOW`` below), one a
+    line: the names the cursor is about to need are most often used on the lines next to it."""
+    start = text.rfind("\n", 0, offset) + 1
+    out = [text[start:offset]]
+    top, bottom = start, text.find("\n", offset)
+    for distance in range(max(WINDOW_LINES_ABOVE, WINDOW_LINES_BELOW)):
+        if distance < WINDOW_LINES_ABOVE and top > 0:
+            first = text.rfind("\n", 0, top - 1) + 1
+            out.append(text[first : top - 1])
+            top = first
+        if distance < WINDOW_LINES_BELOW and bottom >= 0:
+            end = text.find("\n", bottom + 1)
+            out.append(text[bottom + 1 : len(text) if end < 0 else end])
+            bottom = end
+    return "\n".join(out)
+
+
+def _distinctive(nearby: str) -> list[str]:
+    """The distinctive names of ``nearby`` (``_by_distance``), in its order."""
     seen: dict[str, None] = {}
-    for name in reversed(identifiers(window)):
+    for name in identifiers(nearby):
         if len(name) > 1 and name not in IGNORED:
             seen.setdefault(name, None)
     return list(seen)

@@ -59,15 +59,21 @@ class SimilarChunks:
         self._windows: LRUCache[str, tuple[str, list[tuple[int, frozenset[str]]]]] = (
             LRUCache(maxsize=64))
 
-    def rank(self, query: str, documents: list[tuple[str, str]], limit: int) -> list[Chunk]:
+    def rank(self, query: str, documents: list[tuple[str, str]], limit: int,
+             skip: tuple[str, int, int] | None = None) -> list[Chunk]:
         """The best ``limit`` windows of ``documents`` ((uri, text) pairs) for ``query``,
-        best first, at most one of two overlapping windows; ties by document and line."""
+        best first, at most one of two overlapping windows; ties by document and line.
+        ``skip``: (uri, first line, end line): no window of that document overlapping those
+        lines (what the prompt already shows of the open document)."""
         wanted = words(query)
         if not wanted:
             return []
         scored: list[tuple[float, str, int]] = []
         for uri, text in documents:
             for start, found in self._windows_of(uri, text):
+                if skip is not None and uri == skip[0] and (
+                        start < skip[2] and start + CHUNK_LINES > skip[1]):
+                    continue
                 union = len(wanted | found)
                 score = len(wanted & found) / union if union else 0.0
                 if score >= MIN_SCORE:

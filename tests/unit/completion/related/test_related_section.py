@@ -23,7 +23,9 @@ def context_for(workspace: Path, config: Config = CONFIG) -> RelatedContext:
 
 def section(related: RelatedContext, uri: str, text: str, budget: int = 512,
             config: Config = CONFIG, record: bool = True) -> Section:
-    return related.section(uri, text, len(text), budget, config, record)
+    """The section for a cursor at the end of ``text``, whose prompt shows all of it."""
+    return related.section(uri, text, len(text), budget, config, record,
+                           window_lines=(text.count("\n"), 0))
 
 
 def test_definitions_of_the_names_used_come_in_the_repository_layout(workspace):
@@ -99,7 +101,7 @@ def test_each_source_can_be_turned_off_and_a_zero_budget_means_none(workspace):
     text = APP + "engine = Engine('a')\n    engine.start("
     both = section(related, uri, text)
     assert [p for p, _ in both.entries] == ["pkg/core.py", "engine.py"]
-    off = replace(CONFIG, context=replace(CONFIG.context, definitions=False))
+    off = replace(CONFIG, context=replace(CONFIG.context, definitions=False, workspace=False))
     assert [p for p, _ in section(RelatedContext(), uri, text, config=off).entries] == []
     related_off = context_for(workspace)
     related_off.opened("file:///notes/engine.py", "engine = Engine('x')\nengine.start(1)\n")
