@@ -15,6 +15,7 @@ from cachetools import LRUCache
 
 from . import tags
 from .python_defs import IMPORT_START, find_module, imports, search_roots
+from .text import file_stamp, source_bytes
 
 NEIGHBOURS_MAX = 8
 """At most this many files near the document are read (imported ones first)."""
@@ -60,22 +61,14 @@ class NeighbourFiles:
 
     def _read(self, file: Path) -> str | None:
         """The file's text, or None when it cannot be read, is too large or is binary."""
-        try:
-            st = file.stat()
-        except OSError:
+        stamp = file_stamp(file)
+        if stamp is None:
             return None
-        stamp = (st.st_size, st.st_mtime_ns)
         cached = self._texts.get(file)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        text = None
-        if st.st_size <= self.max_file_bytes:
-            try:
-                data = file.read_bytes()
-            except OSError:
-                data = None
-            if data is not None and b"\0" not in data[:8192]:
-                text = data.decode("utf-8", "replace")
+        data = source_bytes(file, stamp[0], self.max_file_bytes)
+        text = None if data is None else data.decode("utf-8", "replace")
         self._texts[file] = (stamp, text)
         return text
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from . import tags
+from .text import file_stamp, source_bytes
 
 IMPORT_START = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.M)
 
@@ -223,22 +224,14 @@ class PythonDefinitions:
     def _module(self, file: Path) -> _Module | None:
         """The parsed module at ``file`` (cached while its size and time stay the same);
         None when it cannot be read or is too large."""
-        try:
-            st = file.stat()
-        except OSError:
+        stamp = file_stamp(file)
+        if stamp is None:
             return None
-        stamp = (st.st_size, st.st_mtime_ns)
         cached = self._modules.get(file)
         if cached is not None and cached.stamp == stamp:
             return cached
-        parsed = None
-        if st.st_size <= self.max_file_bytes:
-            try:
-                source = file.read_bytes()
-            except OSError:
-                source = None
-            if source is not None and b"\0" not in source[:8192]:
-                parsed = _parse_module(source, stamp)
+        source = source_bytes(file, stamp[0], self.max_file_bytes)
+        parsed = None if source is None else _parse_module(source, stamp)
         self._modules[file] = parsed
         return parsed
 

@@ -44,6 +44,31 @@ def trim_lines(text: str, budget_chars: int, focus_line: int = 0) -> str:
     return "".join(lines[lo:hi])
 
 
+BINARY_PROBE_BYTES = 8192
+"""A file with a NUL byte in this many first bytes is binary (never shown)."""
+
+
+def file_stamp(file: Path) -> tuple[int, int] | None:
+    """(size, mtime_ns) of ``file``, to tell whether it changed; None when it is gone."""
+    try:
+        st = file.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def source_bytes(file: Path, size: int, max_bytes: int) -> bytes | None:
+    """The bytes of ``file`` (of ``size`` bytes), or None when it is larger than
+    ``max_bytes``, cannot be read or is binary."""
+    if size > max_bytes:
+        return None
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return None
+    return None if b"\0" in data[:BINARY_PROBE_BYTES] else data
+
+
 def uri_to_path(uri: str) -> Path | None:
     """The file system path of a ``file:`` URI (None for other schemes)."""
     parsed = urlparse(uri)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import tags
+from .text import BINARY_PROBE_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +39,6 @@ BATCH_FILES = 64
 
 IN_THREAD_FILES = 8
 """A refresh of at most this many files is parsed in the index thread (no subprocess)."""
-
-BINARY_PROBE_BYTES = 8192
-"""A file with a NUL byte in its first this many bytes is binary."""
-
 
 @dataclass(frozen=True, slots=True)
 class IndexStats:
