@@ -20,6 +20,7 @@ from ...config import Config
 from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
 from . import tags
+from .cursor_lines import distinctive_names, lines_above, lines_between, lines_by_distance
 from .neighbours import NeighbourFiles
 from .python_defs import (
     IMPORT_SCAN_CHARS,
@@ -28,15 +29,9 @@ from .python_defs import (
     used_names,
     without_imports,
 )
-from .similar import CHUNK_LINES, IGNORED, SimilarChunks
-from .text import display_path, identifiers, trim_lines, uri_to_path
+from .similar import CHUNK_LINES, SimilarChunks
+from .text import display_path, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
-
-WINDOW_LINES_ABOVE = 20
-"""The names used in this many lines above the cursor line (and on its prefix) count."""
-
-WINDOW_LINES_BELOW = 8
-"""And those used in this many lines below it."""
 
 DEFINITIONS_MAX = 8
 """At most this many definitions."""
@@ -199,8 +194,8 @@ class RelatedContext:
         path = uri_to_path(uri)
         shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
         line = text.count("\n", 0, offset)
-        window = _window(text, offset, line)
-        nearby = _by_distance(text, offset)
+        window = lines_above(text, offset)
+        nearby = lines_by_distance(text, offset)
         items: list[_Item] = []
         if cc.definitions:
             items += self._definitions(text, window, nearby, path, roots, cc.max_file_bytes)
@@ -242,7 +237,7 @@ class RelatedContext:
         if language == "python":
             used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
         elif self._index is not None:
-            used = [n for n in _distinctive(nearby) if self._index.holds(n)]
+            used = [n for n in distinctive_names(nearby) if self._index.holds(n)]
         else:
             used = []
         index = self._index.generation if self._index is not None else -1
@@ -325,7 +320,7 @@ class RelatedContext:
         cached = self._chunks.get(key)
         if cached is not None:
             return cached
-        query = _lines_around(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
+        query = lines_between(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
                               (block + 1) * WINDOW_QUANTUM_LINES)
         documents = list(others)
         if path is not None and max_bytes > 0:
@@ -344,64 +339,6 @@ class RelatedContext:
                                CHUNK_LINES // 2))
         self._chunks[key] = items
         return items
-
-
-def _window(text: str, offset: int, line: int) -> str:
-    """The lines above the cursor line (``WINDOW_LINES_ABOVE``) and its text before the
-    cursor."""
-    start = offset
-    for _ in range(WINDOW_LINES_ABOVE + 1):
-        found = text.rfind("\n", 0, start)
-        if found < 0:
-            start = 0
-            break
-        start = found
-    return text[start:offset]
-
-
-def _lines_around(text: str, offset: int, line: int, first: int, end: int) -> str:
-    """Lines ``first`` to ``end`` (exclusive) of ``text``, found from the cursor (``offset``,
-    on ``line``) without splitting the whole document."""
-    start = text.rfind("\n", 0, offset) + 1
-    for _ in range(line - first):
-        start = text.rfind("\n", 0, start - 1) + 1
-        if start == 0:
-            break
-    stop = offset
-    for _ in range(end - line):
-        found = text.find("\n", stop)
-        if found < 0:
-            return text[start:]
-        stop = found + 1
-    return text[start:stop]
-
-
-def _by_distance(text: str, offset: int) -> str:
-    """The cursor line's text before the cursor, then the lines around it nearest first (one
-    above, one below, ...: ``WINDOW_LINES_ABOVE`` above, ``WINDOW_LINES_BELOW`` below), one a
-    line: the names the cursor is about to need are most often used on the lines next to it."""
-    start = text.rfind("\n", 0, offset) + 1
-    out = [text[start:offset]]
-    top, bottom = start, text.find("\n", offset)
-    for distance in range(max(WINDOW_LINES_ABOVE, WINDOW_LINES_BELOW)):
-        if distance < WINDOW_LINES_ABOVE and top > 0:
-            first = text.rfind("\n", 0, top - 1) + 1
-            out.append(text[first : top - 1])
-            top = first
-        if distance < WINDOW_LINES_BELOW and bottom >= 0:
-            end = text.find("\n", bottom + 1)
-            out.append(text[bottom + 1 : len(text) if end < 0 else end])
-            bottom = end
-    return "\n".join(out)
-
-
-def _distinctive(nearby: str) -> list[str]:
-    """The distinctive names of ``nearby`` (``_by_distance``), in its order."""
-    seen: dict[str, None] = {}
-    for name in identifiers(nearby):
-        if len(name) > 1 and name not in IGNORED:
-            seen.setdefault(name, None)
-    return list(seen)
 
 
 def _common_parts(a: Path, b: Path) -> list[str]:
