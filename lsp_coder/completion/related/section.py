@@ -1,8 +1,9 @@
 """The other files' section of the prompt: what the cursor uses, from where it is defined.
 
 Sources, in the order they fill the budget: the definitions of the names used at the cursor
-(Python by its imports, other languages by the workspace index), then the windows of open
-documents most similar to the lines at the cursor. The section sits first in the prompt, so a
+(Python by its imports, other languages by the workspace index), then the windows most
+similar to the lines at the cursor, of open documents, of the open one beyond its prompt's
+window and of files near it (``neighbours``). The section sits first in the prompt, so a
 change re-reads the whole prompt: it is recomputed only when what the cursor needs changes and
 otherwise kept as it was (see ``RelatedContext.section``).
 """
@@ -176,8 +177,9 @@ class RelatedContext:
         Stability: when everything the cursor needs now is already in the document's last
         section, that section is returned unchanged; otherwise the items still needed keep
         their order and the new ones follow. ``record``: remember the result as the
-        document's section (False for a preview by idle work). ``window_lines``: the lines above and
-        below the cursor line that the prompt holds (no window of them is repeated here).
+        document's section (False for a preview by idle work). ``window_lines``: the lines
+        above and below the cursor line that the prompt holds (no window of them is repeated
+        here).
         """
         cc = config.context
         budget = budget_tokens * CHARS_PER_TOKEN
