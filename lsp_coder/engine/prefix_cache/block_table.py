@@ -188,7 +188,7 @@ class BlockTable:
         # prompt going on; another in-view prompt (the full one after a cursor's short one)
         # does not truncate or take it either: the next key may still read it.
         if src is not None and src.idle_from is not None and n >= src.idle_from and (
-                (not src.pinned(True) or (in_view and n == len(src.tokens)))
+                (not src.pinned(by_idle_work=True) or (in_view and n == len(src.tokens)))
                 and self.own_tail(src, n) == len(src.tokens) - n):
             self._truncate(src, n)
             src.last_used = now

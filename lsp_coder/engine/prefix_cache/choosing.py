@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 def free_seq(table: BlockTable, exclude: int | None) -> SeqState:
     """For a request: an empty sequence, else the least recently used one, branches first."""
     seqs = table.seqs
-    empty = [s for s in seqs if not s.tokens and s.seq_id != exclude and not s.pinned(False)]
+    free = [s for s in seqs if s.seq_id != exclude and not s.pinned(by_idle_work=False)]
+    empty = [s for s in free if not s.tokens]
     if empty:
         empty[0].idle_from = None
         return empty[0]
-    victims = [s for s in seqs if s.seq_id != exclude and not s.pinned(False)]
-    victim = min(victims, key=lambda s: (s.idle_from is None, s.last_used))
+    victim = min(free, key=lambda s: (s.idle_from is None, s.last_used))
     victim.idle_from = None
     return victim
 
@@ -32,7 +32,7 @@ def spare_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     """For idle work: an empty sequence, else the least recently used branch, else a stale
     request sequence (see ``stale_seq``), never ``exclude`` (the prompt's source); None when
     there is none of these."""
-    spare = [s for s in table.seqs if s.seq_id != exclude and not s.pinned(True)
+    spare = [s for s in table.seqs if s.seq_id != exclude and not s.pinned(by_idle_work=True)
              and (not s.tokens or s.idle_from is not None)]
     if not spare:
         return stale_seq(table, exclude)
@@ -44,7 +44,7 @@ def lru_request_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     the most recently used one (the request just answered); None when there is none."""
     seqs = table.seqs
     newest = max(seqs, key=lambda s: s.last_used)
-    others = [s for s in seqs if s.seq_id != exclude and not s.pinned(True)
+    others = [s for s in seqs if s.seq_id != exclude and not s.pinned(by_idle_work=True)
               and s is not newest]
     if not others:
         return None
@@ -70,7 +70,8 @@ def stale_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     newest = max(seqs, key=lambda s: s.last_used)
     stale = []
     for seq in seqs:
-        if seq.seq_id == exclude or seq.pinned(True) or seq is newest or not seq.tokens:
+        if (seq.seq_id == exclude or seq.pinned(by_idle_work=True) or seq is newest
+                or not seq.tokens):
             continue
         own = table.own_tail(seq, 0)
         if own <= max(2 * table.block_size, len(seq.tokens) // 4) or left_behind(table, seq):

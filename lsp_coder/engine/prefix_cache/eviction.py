@@ -18,7 +18,7 @@ def pick_leaf(table: BlockTable, idle_only: bool) -> tuple[list[SeqState], int] 
     for ``idle_only``, as idle work sees it) loses nothing, nor does a block one of them holds.
     ``idle_only``: only a leaf made by idle work may go. None when nothing may go.
     """
-    kept = {seq.seq_id for seq in table.seqs if seq.pinned(idle_only)}
+    kept = {seq.seq_id for seq in table.seqs if seq.pinned(by_idle_work=idle_only)}
     best: tuple[tuple[bool, float], list[SeqState], int] | None = None
     for seq in table.seqs:
         if seq.seq_id in kept or not seq.tokens:

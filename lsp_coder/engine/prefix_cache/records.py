@@ -42,7 +42,7 @@ class SeqState:
         """Whether it holds tokens idle work evaluated that no request has used yet."""
         return self.idle_from is not None and self.idle_from < len(self.tokens)
 
-    def pinned(self, by_idle_work: bool) -> bool:
+    def pinned(self, *, by_idle_work: bool) -> bool:
         """Whether it must be left alone: by everything while it grows, and by other idle
         work (``by_idle_work``) also while it holds the in-view prompt's unused idle tokens (a
         request's sequence is never idle work's to take, and an in-view branch with no unused
