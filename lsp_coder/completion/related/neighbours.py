@@ -1,5 +1,6 @@
 """Files near the open document, read from disk for similar windows: the workspace modules it
-imports (Python) and the other files of its folder in the same language family.
+imports (Python) and the other files of its folder in the same language family, inside the
+workspace folders only.
 
 Like a neighbouring tab the user never opened: the code most likely to show how the names the
 cursor needs are used. Bounded (``NEIGHBOURS_MAX`` files, each at most ``max_file_bytes``) and
@@ -39,9 +40,11 @@ class NeighbourFiles:
              skip: set[Path]) -> list[tuple[Path, str]]:
         """(path, text) of the files near ``path`` whose start is ``head`` (its imports):
         imported workspace modules first, then its folder's files of the same language family
-        by name; none in ``skip`` (open documents, the document itself)."""
+        by name; none in ``skip`` (open documents, the document itself). Only files inside
+        the workspace folders ``roots``, and none for a document outside them (a script in
+        ``/tmp`` or the home folder has no neighbours worth reading)."""
         language = tags.language_of(path.suffix)
-        if language is None:
+        if language is None or not _inside(path, roots):
             return []
         family = tags.FAMILY.get(language, language)
         wanted: list[Path] = []
@@ -50,7 +53,7 @@ class NeighbourFiles:
         wanted += _folder_files(path, family)
         out: list[tuple[Path, str]] = []
         for file in dict.fromkeys(wanted):
-            if file == path or file in skip:
+            if file == path or file in skip or not _inside(file, roots):
                 continue
             text = self._read(file)
             if text is not None and not (language == "python" and _imports_only(text)):
@@ -88,6 +91,10 @@ def _imported_files(path: Path, head: str, roots: tuple[Path, ...]) -> list[Path
         if file is not None and file.name != "__init__.py":
             out.append(file)
     return out
+
+
+def _inside(path: Path, roots: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(root) for root in roots)
 
 
 def _imports_only(text: str) -> bool:

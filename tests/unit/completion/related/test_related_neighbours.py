@@ -46,6 +46,23 @@ def test_binary_huge_unreadable_links_and_skipped_files_are_left_out(tmp_path, f
     assert os.geteuid() == 0 or "denied.py" not in names
 
 
+def test_nothing_outside_the_workspace_folders_is_read(tmp_path, files):
+    files(tmp_path, {"scratch/app.py": "", "scratch/other.py": "Y = 2\n",
+                     "proj/pkg/__init__.py": "", "proj/pkg/app.py": "",
+                     "proj/pkg/mine.py": "Z = 3\n", "proj/lib/util.py": "U = 1\n"})
+    finder = NeighbourFiles(4096)
+    pkg = tmp_path / "proj" / "pkg"
+    # A script outside every workspace folder (or with none): no neighbours at all.
+    assert finder.near(tmp_path / "scratch" / "app.py", "", (pkg,), set()) == []
+    assert finder.near(tmp_path / "scratch" / "app.py", "", (), set()) == []
+    # Inside one: its folder's files; an import that resolves beside the package, outside
+    # the folder the user opened, is not read.
+    head = "from lib.util import U\n"
+    assert [p.name for p, _ in finder.near(pkg / "app.py", head, (tmp_path / "proj",),
+                                           set())] == ["util.py", "mine.py"]
+    assert [p.name for p, _ in finder.near(pkg / "app.py", head, (pkg,), set())] == ["mine.py"]
+
+
 def test_a_big_folder_gives_at_most_the_bound(tmp_path, files):
     files(tmp_path, {f"pkg/m{i:03}.py": f"V{i} = {i}\n" for i in range(200)})
     near = NeighbourFiles(4096).near(tmp_path / "pkg" / "m000.py", "", (tmp_path,), set())
