@@ -1,11 +1,11 @@
 """The other files' section of the prompt: what the cursor uses, from where it is defined.
 
 Sources, in the order they fill the budget: the definitions of the names used at the cursor
-(Python by its imports, other languages by the workspace index), then the windows most
-similar to the lines at the cursor, of open documents, of the open one beyond its prompt's
-window and of files near it (``neighbours``). The section sits first in the prompt, so a
-change re-reads the whole prompt: it is recomputed only when what the cursor needs changes and
-otherwise kept as it was (see ``RelatedContext.section``).
+(``definitions``: Python by its imports, other languages by the workspace index), then the
+windows most similar to the lines at the cursor, of open documents, of the open one beyond its
+prompt's window and of files near it (``neighbours``). The section sits first in the prompt,
+so a change re-reads the whole prompt: it is recomputed only when what the cursor needs changes
+and otherwise kept as it was (see ``RelatedContext.section``).
 """
 
 from __future__ import annotations
@@ -20,22 +20,14 @@ from cachetools import LRUCache
 from ...config import Config
 from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
-from . import tags
-from .cursor_lines import distinctive_names, lines_above, lines_between, lines_by_distance
+from .cursor_lines import lines_above, lines_between, lines_by_distance
+from .definitions import DefinitionFinder
+from .items import Item
 from .neighbours import NeighbourFiles
-from .python_defs import (
-    IMPORT_SCAN_CHARS,
-    PythonDefinitions,
-    document_imports,
-    used_names,
-    without_imports,
-)
+from .python_defs import IMPORT_SCAN_CHARS
 from .similar import CHUNK_LINES, SimilarChunks
 from .text import display_path, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
-
-DEFINITIONS_MAX = 8
-"""At most this many definitions."""
 
 CHUNKS_MAX = 3
 """At most this many similar windows."""
@@ -62,20 +54,6 @@ class Section:
     """The open file's path, written before it when ``entries`` is not empty."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
-    """One piece of the section: a definition or a window of a document."""
-
-    key: tuple
-    """What it is: ("def", file, name) or ("chunk", uri, first line)."""
-    path: str
-    """The path shown for it."""
-    text: str
-    """Its code."""
-    focus: int
-    """The line kept first when it is trimmed."""
-
-
 class RelatedContext:
     """Tracks open documents and the workspace, and builds each request's section.
 
@@ -88,15 +66,14 @@ class RelatedContext:
         self._documents: OrderedDict[str, str] = OrderedDict()
         self._roots: tuple[Path, ...] = ()
         self._index: WorkspaceIndex | None = None
-        self._python: PythonDefinitions | None = None
+        self._definitions = DefinitionFinder()
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
-        self._sections: LRUCache[str, list[_Item]] = LRUCache(SECTIONS_KEPT)
-        self._chunks: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
+        self._sections: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
+        self._chunks: LRUCache[tuple, list[Item]] = LRUCache(SECTIONS_KEPT)
         self._generation = 0
         self._files_generation = 0
         """Grows when files change on disk (their definitions are read again)."""
-        self._definitions_found: LRUCache[tuple, list[_Item]] = LRUCache(SECTIONS_KEPT)
 
     # -- events (event loop) --------------------------------------------------------------------
 
@@ -198,9 +175,12 @@ class RelatedContext:
         line = text.count("\n", 0, offset)
         window = lines_above(text, offset)
         nearby = lines_by_distance(text, offset)
-        items: list[_Item] = []
+        items: list[Item] = []
         if cc.definitions:
-            items += self._definitions(text, window, nearby, path, roots, cc.max_file_bytes)
+            with self._lock:
+                files = self._files_generation
+            items += self._definitions.items(text, window, nearby, path, roots,
+                                             cc.max_file_bytes, self._index, files)
         if cc.open_files:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
                                          generation, window_lines,
@@ -229,88 +209,10 @@ class RelatedContext:
         return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
                        shown)
 
-    def _definitions(self, text: str, window: str, nearby: str, path: Path | None,
-                     roots: tuple[Path, ...], max_bytes: int) -> list[_Item]:
-        """The definitions the window uses; found again only when the names used that could
-        resolve (imported ones, or ones the index holds), the imports, the index or a file
-        changed: a keystroke inside a new word changes none of them."""
-        language = tags.language_of(path.suffix) if path is not None else None
-        imported = document_imports(text, window) if language == "python" else {}
-        if language == "python":
-            used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
-        elif self._index is not None:
-            used = [n for n in distinctive_names(nearby) if self._index.holds(n)]
-        else:
-            used = []
-        index = self._index.generation if self._index is not None else -1
-        with self._lock:
-            files = self._files_generation
-        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()), index, files)
-        cached = self._definitions_found.get(key)
-        if cached is None:
-            cached = self._find_definitions(imported, used, path, language, roots, max_bytes)
-            self._definitions_found[key] = cached
-        return cached
-
-    def _find_definitions(self, imported: dict, used: list[str], path: Path | None,
-                          language: str | None, roots: tuple[Path, ...],
-                          max_bytes: int) -> list[_Item]:
-        out: list[_Item] = []
-        if language == "python":
-            if self._python is None or self._python.max_file_bytes != max_bytes:
-                self._python = PythonDefinitions(max_bytes)
-            for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
-                out.append(_Item(("def", found.path, found.name),
-                                 display_path(found.path, roots), found.text, 0))
-            plain = {name.split(".")[0] for name in used}
-            names = [n for n in imported if n in plain]
-        else:
-            names = used
-        if self._index is None or language is None:
-            return out
-        have = {i.key[2] for i in out}
-        for name in names:
-            if len(out) >= DEFINITIONS_MAX:
-                break
-            if name in have:
-                continue
-            found = self._indexed(name, path, language, roots)
-            if found is not None:
-                have.add(name)
-                out.append(found)
-        return out
-
-    def _indexed(self, name: str, path: Path | None, language: str,
-                 roots: tuple[Path, ...]) -> _Item | None:
-        """The definition of ``name`` in another workspace file of the same language family,
-        the one nearest ``path`` when several files define it."""
-        family = tags.FAMILY.get(language, language)
-        candidates = []
-        for file, tag, file_tags in self._index.lookup(name):
-            other = tags.language_of(file.suffix)
-            if file == path or other is None or tags.FAMILY.get(other, other) != family:
-                continue
-            shared = len(_common_parts(file, path)) if path is not None else 0
-            candidates.append((-shared, len(file.parts), str(file), tag.start_line, file, tag,
-                               file_tags))
-        if not candidates:
-            return None
-        *_, file, tag, file_tags = min(candidates, key=lambda c: c[:4])
-        try:
-            if file.stat().st_size > (self._index.max_file_bytes if self._index else 0):
-                return None
-            lines = file.read_text("utf-8", "replace").splitlines(keepends=True)
-        except OSError:
-            return None
-        if tag.start_line >= len(lines):
-            return None
-        rendered = tags.render(tag, lines, file_tags)
-        return _Item(("def", file, name), display_path(file, roots), rendered, 0)
-
     def _similar_items(self, uri: str, text: str, offset: int, line: int,
                        others: list[tuple[str, str]], path: Path | None,
                        roots: tuple[Path, ...], generation: int, window_lines: tuple[int, int],
-                       max_bytes: int) -> list[_Item]:
+                       max_bytes: int) -> list[Item]:
         """The best windows for the block of lines at the cursor, computed once per block
         (typing inside it changes nothing): of the other documents, of the files near this
         one (``neighbours``; files of at most ``max_bytes``, none when 0) and of this one
@@ -337,26 +239,17 @@ class RelatedContext:
         for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
             other = uri_to_path(chunk.uri)
             shown = display_path(other, roots) if other else chunk.uri.rsplit("/", 1)[-1]
-            items.append(_Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
-                               CHUNK_LINES // 2))
+            items.append(Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
+                              CHUNK_LINES // 2))
         self._chunks[key] = items
         return items
 
 
-def _common_parts(a: Path, b: Path) -> list[str]:
-    out = []
-    for x, y in zip(a.parent.parts, b.parent.parts):
-        if x != y:
-            break
-        out.append(x)
-    return out
-
-
-def _fit(items: list[_Item], budget: int) -> list[_Item]:
+def _fit(items: list[Item], budget: int) -> list[Item]:
     """``items`` in order within ``budget`` characters; one that does not fit whole is trimmed
     to whole lines (nearest its focus first) into what is left, never dropped whole while a
     useful part fits."""
-    out: list[_Item] = []
+    out: list[Item] = []
     used = 0
     headers: set[str] = set()
     for item in items:
@@ -369,5 +262,5 @@ def _fit(items: list[_Item], budget: int) -> list[_Item]:
             continue
         headers.add(item.path)
         used += header + len(text) + 1
-        out.append(_Item(item.key, item.path, text, item.focus))
+        out.append(Item(item.key, item.path, text, item.focus))
     return out

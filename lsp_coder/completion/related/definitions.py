@@ -1,0 +1,122 @@
+"""The definitions of the names used around the cursor, as items of the other files' section.
+
+Python names resolve through the document's imports (``python_defs``); the other languages'
+through the workspace index (``workspace``, ``tags``), the definition nearest the document when
+several files define a name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cachetools import LRUCache
+
+from . import tags
+from .cursor_lines import distinctive_names
+from .items import Item
+from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
+from .text import display_path
+from .workspace import WorkspaceIndex
+
+DEFINITIONS_MAX = 8
+"""At most this many definitions."""
+
+LOOKUPS_KEPT = 64
+"""Lookups remembered (by the names used, the imports, the index's and the files' state)."""
+
+
+class DefinitionFinder:
+    """Finds the definitions a request's names use (worker thread)."""
+
+    def __init__(self) -> None:
+        self._python: PythonDefinitions | None = None
+        self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
+
+    def items(self, text: str, window: str, nearby: str, path: Path | None,
+              roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,
+              files_generation: int) -> list[Item]:
+        """The definitions of the names in ``nearby`` (``cursor_lines.lines_by_distance``),
+        nearest first, as the imports of the document's start and of ``window`` (the lines
+        above: a function's own imports) or the workspace ``index`` resolve them. Found again
+        only when the names that could resolve, the imports, the index or a file
+        (``files_generation``) changed: a keystroke inside a new word changes none of them."""
+        language = tags.language_of(path.suffix) if path is not None else None
+        imported = document_imports(text, window) if language == "python" else {}
+        if language == "python":
+            used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
+        elif index is not None:
+            used = [n for n in distinctive_names(nearby) if index.holds(n)]
+        else:
+            used = []
+        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()),
+               index.generation if index is not None else -1, files_generation)
+        cached = self._found.get(key)
+        if cached is None:
+            cached = self._find(imported, used, path, language, roots, max_bytes, index)
+            self._found[key] = cached
+        return cached
+
+    def _find(self, imported: dict, used: list[str], path: Path | None, language: str | None,
+              roots: tuple[Path, ...], max_bytes: int,
+              index: WorkspaceIndex | None) -> list[Item]:
+        out: list[Item] = []
+        if language == "python":
+            if self._python is None or self._python.max_file_bytes != max_bytes:
+                self._python = PythonDefinitions(max_bytes)
+            for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
+                out.append(Item(("def", found.path, found.name),
+                                display_path(found.path, roots), found.text, 0))
+            plain = {name.split(".")[0] for name in used}
+            names = [n for n in imported if n in plain]
+        else:
+            names = used
+        if index is None or language is None:
+            return out
+        have = {i.key[2] for i in out}
+        for name in names:
+            if len(out) >= DEFINITIONS_MAX:
+                break
+            if name in have:
+                continue
+            found = _indexed(index, name, path, language, roots)
+            if found is not None:
+                have.add(name)
+                out.append(found)
+        return out
+
+
+def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,
+             roots: tuple[Path, ...]) -> Item | None:
+    """The definition of ``name`` in another workspace file of the same language family,
+    the one nearest ``path`` when several files define it."""
+    family = tags.FAMILY.get(language, language)
+    candidates = []
+    for file, tag, file_tags in index.lookup(name):
+        other = tags.language_of(file.suffix)
+        if file == path or other is None or tags.FAMILY.get(other, other) != family:
+            continue
+        shared = len(_common_parts(file, path)) if path is not None else 0
+        candidates.append((-shared, len(file.parts), str(file), tag.start_line, file, tag,
+                           file_tags))
+    if not candidates:
+        return None
+    *_, file, tag, file_tags = min(candidates, key=lambda c: c[:4])
+    try:
+        if file.stat().st_size > index.max_file_bytes:
+            return None
+        lines = file.read_text("utf-8", "replace").splitlines(keepends=True)
+    except OSError:
+        return None
+    if tag.start_line >= len(lines):
+        return None
+    rendered = tags.render(tag, lines, file_tags)
+    return Item(("def", file, name), display_path(file, roots), rendered, 0)
+
+
+def _common_parts(a: Path, b: Path) -> list[str]:
+    out = []
+    for x, y in zip(a.parent.parts, b.parent.parts):
+        if x != y:
+            break
+        out.append(x)
+    return out
