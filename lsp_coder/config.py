@@ -155,7 +155,8 @@ class ContextConfig:
     max_files: int = _ranged(5000, 0, 1_000_000)
     """Most workspace files indexed (the rest are not read)."""
     max_file_bytes: int = _ranged(262_144, 0, 1 << 30)
-    """A workspace or defining file larger than this is not read."""
+    """A workspace, defining or nearby file larger than this is not read (nor an open
+    document scanned for windows of itself)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -183,8 +183,8 @@ class RelatedContext:
                                              cc.max_file_bytes, self._index, files)
         if cc.open_files:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
-                                         generation, window_lines,
-                                         cc.max_file_bytes if cc.workspace else 0)
+                                         generation, window_lines, cc.max_file_bytes,
+                                         cc.workspace)
         wanted = _fit(items, budget)
         with self._lock:
             previous = self._sections.get(uri)
@@ -212,28 +212,30 @@ class RelatedContext:
     def _similar_items(self, uri: str, text: str, offset: int, line: int,
                        others: list[tuple[str, str]], path: Path | None,
                        roots: tuple[Path, ...], generation: int, window_lines: tuple[int, int],
-                       max_bytes: int) -> list[Item]:
+                       max_bytes: int, near_files: bool) -> list[Item]:
         """The best windows for the block of lines at the cursor, computed once per block
         (typing inside it changes nothing): of the other documents, of the files near this
-        one (``neighbours``; files of at most ``max_bytes``, none when 0) and of this one
-        beyond what the prompt shows."""
+        one (``neighbours``, with ``near_files``) and of this one beyond what the prompt
+        shows; none of more than ``max_bytes`` (this one's windows are found again at each new
+        block, so a huge document is left out)."""
         block = line // WINDOW_QUANTUM_LINES
         with self._lock:
             files = self._files_generation
-        key = (uri, block, generation, files, max_bytes)
+        key = (uri, block, generation, files, max_bytes, near_files)
         cached = self._chunks.get(key)
         if cached is not None:
             return cached
         query = lines_between(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
                               (block + 1) * WINDOW_QUANTUM_LINES)
         documents = list(others)
-        if path is not None and max_bytes > 0:
+        if near_files and path is not None and max_bytes > 0:
             if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
                 self._neighbours = NeighbourFiles(max_bytes)
             skip = {uri_to_path(u) for u, _ in others} | {path}
             near = self._neighbours.near(path, text[:IMPORT_SCAN_CHARS], roots, skip)
             documents += [(file.as_uri(), body) for file, body in near]
-        documents.append((uri, text))
+        if len(text) <= max_bytes:
+            documents.append((uri, text))
         hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)
         items = []
         for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):

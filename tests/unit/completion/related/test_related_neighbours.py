@@ -94,6 +94,10 @@ def test_the_open_file_beyond_the_prompt_window_is_a_candidate(tmp_path):
     again = RelatedContext().section(uri, text, len(text), 512, CONFIG,
                                      window_lines=(line, 0))
     assert again.entries == ()
+    # A document larger than max_file_bytes is not scanned for its own windows.
+    small = replace(CONFIG, context=replace(CONFIG.context, max_file_bytes=len(text) - 1))
+    big = RelatedContext().section(uri, text, len(text), 512, small, window_lines=(30, 0))
+    assert big.entries == ()
 
 
 def test_names_used_just_below_the_cursor_get_their_definitions(tmp_path, files):
