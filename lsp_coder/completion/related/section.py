@@ -173,13 +173,12 @@ class RelatedContext:
         path = uri_to_path(uri)
         shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
         line = text.count("\n", 0, offset)
-        window = lines_above(text, offset)
-        nearby = lines_by_distance(text, offset)
         items: list[Item] = []
         if cc.definitions:
             with self._lock:
                 files = self._files_generation
-            items += self._definitions.items(text, window, nearby, path, roots,
+            items += self._definitions.items(text, lines_above(text, offset),
+                                             lines_by_distance(text, offset), path, roots,
                                              cc.max_file_bytes, self._index, files)
         if cc.open_files:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
