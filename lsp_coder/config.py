@@ -137,6 +137,9 @@ class IdleConfig:
     remote: bool = False
     cold_prompt_ms: int = _ranged(1500, 0, 600_000)
     cold_prompt_tokens: int = _ranged(384, 0, MAX_TOKENS_ANY)
+    cold_context_tokens: int = _ranged(512, 0, MAX_TOKENS_ANY)
+    """Of the other files' section, the short prompt keeps at most its first this many tokens
+    (cut after a line's end); the full prompt read later reuses them."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

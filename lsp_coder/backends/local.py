@@ -94,7 +94,8 @@ class LocalBackend:
         Only when the cache holds so little of ``full`` that reading the rest at the measured
         prefill speed would take longer than ``idle.cold_prompt_ms`` (a file just opened, a
         window moved), and the short prompt (at most ``idle.cold_prompt_tokens`` of the lines
-        nearest the cursor, after the same other files' section) has less left to read. Idle
+        nearest the cursor, after the first ``idle.cold_context_tokens`` of the other files'
+        section) has less left to read. Idle
         work then fills the full prompt (a ``full`` branch), so not when idle work is off.
         """
         idle = config.idle
@@ -106,15 +107,19 @@ class LocalBackend:
         if full_new * engine.prefill_token_ms <= idle.cold_prompt_ms:
             return None
         prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
-        # The other files stay: they are the definitions the cursor uses, and the same first
-        # tokens as the full prompt's, so the full prompt read later reuses them.
+        # The start of the other files' section stays (the definitions the cursor uses come
+        # first): the same first tokens as the full prompt's, so the full prompt read later
+        # reuses them.
         short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
-        short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
+        head = idle.cold_context_tokens
+        short = self._prompt(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
+                             extra_head_tokens=head)
         short_new = len(short.tokens) - engine.cached_prefix(short.tokens)
         lines = query.parts.above.splitlines(keepends=True)
         start = self._anchored_start(query.uri, lines)
         if start is not None and start != short.dropped_lines:
-            held = self._prompt(short_query, config, window_drop_lines=start)
+            held = self._prompt(short_query, config, window_drop_lines=start,
+                                extra_head_tokens=head)
             held_new = len(held.tokens) - engine.cached_prefix(held.tokens)
             if len(held.tokens) <= len(full.tokens) and held_new < short_new:
                 short, short_new = held, held_new
@@ -175,7 +180,8 @@ class LocalBackend:
 
     def _prompt(self, query: FimQuery, config: Config,
                 window_step_lines: int = WINDOW_QUANTUM_LINES,
-                window_drop_lines: int | None = None) -> Prompt:
+                window_drop_lines: int | None = None,
+                extra_head_tokens: int | None = None) -> Prompt:
         engine = self.engine
         return build_prompt(engine.template, query.parts, engine.tokenize, engine.detokenize,
                             prefix_tokens=query.prefix_tokens,
@@ -184,7 +190,8 @@ class LocalBackend:
                             layout=resolve_layout(config.completion.fim_layout,
                                                   engine.architecture),
                             window_step_lines=window_step_lines,
-                            window_drop_lines=window_drop_lines)
+                            window_drop_lines=window_drop_lines,
+                            extra_head_tokens=extra_head_tokens)
 
     def count_tokens(self, text: str) -> int:
         return len(self.engine.tokenize(text))

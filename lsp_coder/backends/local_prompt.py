@@ -113,25 +113,46 @@ def resolve_layout(setting: str, architecture: str) -> str:
 
 
 def _repository(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
-                limit: int) -> list[int]:
+                detokenize: Detokenize, limit: int, head_limit: int | None = None) -> list[int]:
     """Tokens of the other files before the open one (``fim_text.repository``'s layout with
-    the model's own separator tokens), the last files left out until they fit ``limit``."""
+    the model's own separator tokens), the last files left out until they fit ``limit``.
+
+    ``head_limit``: keep only the first that many tokens of the other files, cut after a
+    line's end, then the open file's path line: the prompt starts with the same tokens as the
+    one with the whole section, so reading that one later reuses them.
+    """
     entries = list(parts.extra)
     while entries:
         if template.file_sep < 0:
             text = repository(FimText("", "", ""), tuple(entries), parts.repo, parts.path)
             tokens = tokenize(text)
+            if head_limit is not None and len(tokens) > head_limit:
+                tokens = []  # no separator to cut at: the last files leave instead
         else:
-            tokens = []
+            repo: list[int] = []
             if template.repo_name >= 0 and parts.repo:
-                tokens += [template.repo_name] + tokenize(f"{parts.repo}\n")
+                repo = [template.repo_name] + tokenize(f"{parts.repo}\n")
+            tokens = list(repo)
             for path, body in entries:
                 tokens += [template.file_sep] + tokenize(file_entry(path, body))
-            if parts.path:
+            if head_limit is not None and len(tokens) > head_limit:
+                tokens = _cut_after_line(tokens, head_limit, detokenize)
+                if detokenize(tokens[len(repo):]).count("\n") < 2:
+                    tokens = []  # not one line of code after the first file's path
+            if tokens and parts.path:
                 tokens += [template.file_sep] + tokenize(f"{parts.path}\n")
-        if len(tokens) <= limit:
+        if tokens and len(tokens) <= limit:
             return tokens
         entries.pop()
+    return []
+
+
+def _cut_after_line(tokens: list[int], limit: int, detokenize: Detokenize) -> list[int]:
+    """The longest start of ``tokens`` within ``limit`` that ends after a newline ([] when
+    no line ends within it)."""
+    for end in range(min(limit, len(tokens)), 0, -1):
+        if "\n" in detokenize(tokens[end - 1 : end]):
+            return tokens[:end]
     return []
 
 
@@ -139,16 +160,19 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
                  detokenize: Detokenize, *, prefix_tokens: int, suffix_tokens: int,
                  extra_tokens: int, layout: str = "psm",
                  window_step_lines: int = WINDOW_QUANTUM_LINES,
-                 window_drop_lines: int | None = None) -> Prompt:
+                 window_drop_lines: int | None = None,
+                 extra_head_tokens: int | None = None) -> Prompt:
     """Tokens of the prompt for ``parts``, each piece held to its token budget.
 
     ``window_step_lines``: the lines above are dropped from the front in steps of this many
     (a short prompt needs a finer step than a full one, or a step may drop most of it).
     ``window_drop_lines``: drop exactly that many, even past the prefix budget (to keep a
-    window start the cache holds).
+    window start the cache holds). ``extra_head_tokens``: only the start of the other files'
+    section, that many tokens at most (``_repository``).
     """
     head: list[int] = [template.bos] if template.bos >= 0 else []
-    extra = _repository(template, parts, tokenize, extra_tokens)
+    extra = _repository(template, parts, tokenize, detokenize, extra_tokens,
+                        extra_head_tokens)
     typed = tokenize(parts.line_prefix) if parts.line_prefix else []
     typed = _trim_front(typed, prefix_tokens)  # a long line of one-token characters
     heal = ""

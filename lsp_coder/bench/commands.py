@@ -123,6 +123,13 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                        " a normal one")
     p.set_defaults(func=_documents)
 
+    p = sub.add_parser("workspace", parents=[common], help="a workspace of thousands of files"
+                       " (FILES: a folder; default: standard library files copied) indexed"
+                       " while keys are typed: index time, memory, keys while indexing")
+    p.add_argument("--workspace-files", type=int, default=5000,
+                   help="files in the workspace built when no folder is given")
+    p.set_defaults(func=_workspace)
+
     p = sub.add_parser("fim", parents=[common], help="compare PSM and SPM prompt order (exact"
                        " match and reuse)")
     p.add_argument("--holes", dest="fim_holes", type=int, default=8, help="holes per file")
@@ -235,6 +242,16 @@ def _documents(args: argparse.Namespace) -> int:
     from .options import server_options
 
     asyncio.run(run_documents(args, server_options(args)))
+    return 0
+
+
+def _workspace(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .options import server_options
+    from .workspace import run_workspace
+
+    asyncio.run(run_workspace(args, server_options(args)))
     return 0
 
 

@@ -24,6 +24,17 @@ def position_at(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=len(col_text.encode("utf-16-le")) // 2)
 
 
+def process_rss_bytes(pid: int | None) -> int:
+    """Resident memory of the process ``pid`` (Linux), 0 if unknown."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, TypeError):
+        pass
+    return 0
+
+
 class ModelNotLoaded(RuntimeError):
     """The server started, but no model or serving engine is ready."""
 
@@ -81,13 +92,7 @@ class Session:
 
     def rss_bytes(self) -> int:
         """Resident memory of the server process (Linux), 0 if unknown."""
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-        except (OSError, ValueError, TypeError):
-            pass
-        return 0
+        return process_rss_bytes(self.pid)
 
     async def start(self, timeout_s: float = 900.0) -> dict:
         """Start the server, initialize, and wait until the model loaded (or failed)."""

@@ -5,6 +5,8 @@ files of the workspace folders or of the document's own package (never to instal
 and the names used near the cursor (``Name``, ``m.func``) to what those files define. A class
 shows its fields and method signatures, a function its signature and the first lines of its
 docstring; never whole bodies. A name a package's ``__init__`` re-exports is followed there.
+A module the code uses as an object (``from . import protocols`` then ``protocols.x``) also
+shows its outline: the name being typed after the dot may be any of its names.
 """
 
 from __future__ import annotations
@@ -17,16 +19,10 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from . import tags
+from .python_render import Imported, ParsedModule, parse_module
 from .text import file_stamp, source_bytes
 
 IMPORT_START = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.M)
-
-DOCSTRING_LINES = 3
-"""The first lines of a docstring that are shown."""
-
-METHODS_SHOWN = 24
-"""At most this many methods of a class are listed (their signatures)."""
 
 REEXPORT_HOPS = 3
 """How many ``from .x import Name`` re-exports are followed to find a definition."""
@@ -35,20 +31,14 @@ IMPORT_SCAN_CHARS = 65_536
 """Imports are looked for in this much of the document's start (and in the window at the
 cursor), so a huge document costs no more per request than a long one."""
 
+OUTLINES_MAX = 2
+"""At most this many modules used as objects get their outline."""
+
+OUTLINE_ENTRIES = 40
+"""At most this many top-level names of a module's outline (in the file's order)."""
+
 MODULES_CACHED = 256
 """Parsed defining modules kept (keyed by path, checked against the file's size and time)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Imported:
-    """What one local name of the document stands for."""
-
-    module: str
-    """The module named in the import (``pkg.mod``; for ``from . import x``, "")."""
-    level: int
-    """Leading dots of a relative import (0: absolute)."""
-    attr: str
-    """The name taken from the module ("" when the local name is the module itself)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,20 +51,6 @@ class Definition:
     """The name defined."""
     text: str
     """Signature, docstring's first lines, a class's fields and methods."""
-
-
-@dataclass(slots=True)
-class _Module:
-    """What a parsed file offers: rendered top-level definitions and its re-exports."""
-
-    stamp: tuple[int, int]
-    """(size, mtime_ns) of the file when it was read."""
-    defined: dict[str, str]
-    """Top-level name -> its rendered text."""
-    reexports: dict[str, Imported]
-    """Names it imports (``from .core import Name``): where to look further."""
-    star: list[Imported]
-    """``from x import *`` modules, looked in when a name is not found."""
 
 
 def document_imports(text: str, window: str) -> dict[str, Imported]:
@@ -157,33 +133,41 @@ class PythonDefinitions:
 
     def __init__(self, max_file_bytes: int) -> None:
         self.max_file_bytes = max_file_bytes
-        self._modules: LRUCache[Path, _Module | None] = LRUCache(maxsize=MODULES_CACHED)
+        self._modules: LRUCache[Path, ParsedModule | None] = LRUCache(maxsize=MODULES_CACHED)
 
     def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
              roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
         """The definitions of the ``used`` names (``used_names``) that ``imported`` (``imports``
-        of the document at ``path``) names, in order of first use, at most ``limit``."""
+        of the document at ``path``) names, in order of first use, at most ``limit``; then the
+        outlines of the first ``OUTLINES_MAX`` modules used as objects (``protocols.x``), less
+        the names shown whole before them."""
         if not imported:
             return []
         search = search_roots(path, roots)
         out: list[Definition] = []
         seen: set[tuple[Path, str]] = set()
+        objects: list[Path] = []
         for dotted in used:
             parts = dotted.split(".")
             target = imported.get(parts[0])
             if target is None:
                 continue
-            found = self._resolve(target, parts[1:], path, search)
-            if found is not None and (found.path, found.name) not in seen:
+            found, module = self._resolve(target, parts[1:], path, search)
+            if module is not None and module not in objects:
+                objects.append(module)
+            if found is not None and (found.path, found.name) not in seen and len(out) < limit:
                 seen.add((found.path, found.name))
                 out.append(found)
-                if len(out) >= limit:
-                    break
+        for module in objects[:OUTLINES_MAX]:
+            text = self._outline(module, {name for file, name in seen if file == module})
+            if text:
+                out.append(Definition(module, "", text))
         return out
 
     def _resolve(self, target: Imported, rest: list[str], path: Path | None,
-                 search: tuple[Path, ...]) -> Definition | None:
-        """The definition that ``target`` followed by the attributes ``rest`` names."""
+                 search: tuple[Path, ...]) -> tuple[Definition | None, Path | None]:
+        """The definition that ``target`` followed by the attributes ``rest`` names, and the
+        module file the code uses as an object on the way (``m`` of ``m.f``), if any."""
         base = path.parent if path is not None else None
         module = target.module
         names = ([target.attr] if target.attr else []) + rest
@@ -193,10 +177,22 @@ class PythonDefinitions:
             if find_module(sub, target.level, base, search) is None:
                 break
             module, names = sub, names[1:]
-        if not names:
-            return None  # a module used as a whole: nothing short to show
         file = find_module(module, target.level, base, search)
-        return self._lookup(file, names[0], search, REEXPORT_HOPS) if file else None
+        if file is None:
+            return None, None
+        as_object = file if len(names) <= len(rest) else None
+        if not names:
+            return None, as_object  # a module used as a whole: only its outline
+        return self._lookup(file, names[0], search, REEXPORT_HOPS), as_object
+
+    def _outline(self, file: Path, shown: set[str]) -> str:
+        """The outline of the module at ``file`` (``python_render``), less the ``shown``
+        names, at most ``OUTLINE_ENTRIES`` entries."""
+        parsed = self._module(file)
+        if parsed is None:
+            return ""
+        entries = [text for name, text in parsed.outline if name not in shown]
+        return "".join(entries[:OUTLINE_ENTRIES])
 
     def _lookup(self, file: Path, name: str, search: tuple[Path, ...],
                 hops: int) -> Definition | None:
@@ -221,7 +217,7 @@ class PythonDefinitions:
                     return found
         return None
 
-    def _module(self, file: Path) -> _Module | None:
+    def _module(self, file: Path) -> ParsedModule | None:
         """The parsed module at ``file`` (cached while its size and time stay the same);
         None when it cannot be read or is too large."""
         stamp = file_stamp(file)
@@ -231,7 +227,7 @@ class PythonDefinitions:
         if cached is not None and cached.stamp == stamp:
             return cached
         source = source_bytes(file, stamp[0], self.max_file_bytes)
-        parsed = None if source is None else _parse_module(source, stamp)
+        parsed = None if source is None else parse_module(source, stamp)
         self._modules[file] = parsed
         return parsed
 
@@ -269,92 +265,3 @@ def find_module(module: str, level: int, base: Path | None,
             if candidate is not None and candidate.is_file():
                 return candidate
     return None
-
-
-def _parse_module(source: bytes, stamp: tuple[int, int]) -> _Module:
-    """Render the top-level definitions of ``source``; a file with a syntax error gets its
-    definitions from tree-sitter's error-tolerant parse instead."""
-    text = source.decode("utf-8", "replace")
-    lines = text.splitlines(keepends=True)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        found = tags.definitions("python", source)
-        top = [t for t in found if not any(o.start_line < t.start_line <= o.end_line
-                                           for o in found if o is not t)]
-        return _Module(stamp, {t.name: tags.render(t, lines, found) for t in top}, {}, [])
-    defined: dict[str, str] = {}
-    reexports: dict[str, Imported] = {}
-    star: list[Imported] = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defined[node.name] = "".join(_function(node, lines))
-        elif isinstance(node, ast.ClassDef):
-            defined[node.name] = "".join(_class(node, lines))
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    defined[target.id] = lines[node.lineno - 1] if node.lineno <= len(
-                        lines) else ""
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if alias.name == "*":
-                    star.append(Imported(node.module or "", node.level, ""))
-                else:
-                    reexports[alias.asname or alias.name] = Imported(
-                        node.module or "", node.level, alias.name)
-    return _Module(stamp, defined, reexports, star)
-
-
-def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-            lines: list[str]) -> list[str]:
-    """The lines from the first decorator to the line before the body (the whole first
-    line for a one-line definition)."""
-    first = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
-    body = node.body[0].lineno - 1
-    if body <= node.lineno - 1:
-        return [lines[node.lineno - 1]]
-    return lines[first:body]
-
-
-def _docstring(node: ast.AST, indent: str) -> list[str]:
-    doc = ast.get_docstring(node)  # type: ignore[arg-type]
-    if not doc:
-        return []
-    first = doc.strip().split("\n\n", 1)[0].splitlines()[:DOCSTRING_LINES]
-    if len(first) == 1:
-        return [f'{indent}"""{first[0].strip()}"""\n']
-    return [f'{indent}"""{first[0].strip()}\n'] + [f"{indent}{line.strip()}\n"
-                                                  for line in first[1:]] + [f'{indent}"""\n']
-
-
-def _body_indent(node: ast.AST, lines: list[str]) -> str:
-    line = lines[node.body[0].lineno - 1]  # type: ignore[attr-defined]
-    return line[: len(line) - len(line.lstrip())] or "    "
-
-
-def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> list[str]:
-    header = _header(node, lines)
-    if len(header) == 1 and node.body[0].lineno == node.lineno:
-        return header
-    indent = _body_indent(node, lines)
-    return header + _docstring(node, indent) + [f"{indent}...\n"]
-
-
-def _class(node: ast.ClassDef, lines: list[str]) -> list[str]:
-    out = _header(node, lines)
-    indent = _body_indent(node, lines)
-    out += _docstring(node, indent)
-    methods = 0
-    for item in node.body:
-        if isinstance(item, (ast.AnnAssign, ast.Assign)):
-            out.append(lines[item.lineno - 1])
-        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and methods < (
-                METHODS_SHOWN):
-            methods += 1
-            if item.name == "__init__":
-                out += _function(item, lines)
-            else:
-                out += _header(item, lines) + [f"{indent}    ...\n"]
-    return out

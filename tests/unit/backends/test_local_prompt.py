@@ -149,10 +149,12 @@ def _text(tokens: list[int], names: dict[int, str]) -> str:
 EXTRA = (("pkg/core.py", "def scale(x):\n    ...\n"), ("util.py", "LIMIT = 10"))
 
 
-def _repo_prompt(template: FimTemplate, extra=EXTRA, extra_tokens: int = 1000) -> str:
+def _repo_prompt(template: FimTemplate, extra=EXTRA, extra_tokens: int = 1000,
+                 head: int | None = None) -> str:
     parts = PromptParts(extra, "x = 1\n", "y = sc", "\n", repo="proj", path="pkg/app.py")
     tokens = build_prompt(template, parts, _tokenize, lambda t: "".join(map(chr, t)),
-                          prefix_tokens=100, suffix_tokens=100, extra_tokens=extra_tokens).tokens
+                          prefix_tokens=100, suffix_tokens=100, extra_tokens=extra_tokens,
+                          extra_head_tokens=head).tokens
     return _text(tokens, {1: "<PRE>", 2: "<SUF>", 3: "<MID>", 4: "<SEP>", 5: "<REPO>"})
 
 
@@ -177,3 +179,19 @@ def test_a_model_without_a_file_separator_gets_path_comments():
 def test_without_other_files_the_prompt_is_the_single_file_one():
     assert _repo_prompt(FimTemplate(1, 2, 3, file_sep=4, repo_name=5), extra=()) == (
         "<PRE>x = 1\n<SUF>\n<MID>y = s")
+
+
+def test_the_short_prompt_keeps_the_start_of_the_full_prompts_section():
+    """Cut after a line's end within the head budget, then the open file: its tokens are the
+    full prompt's first ones, so reading the full prompt later reuses them."""
+    qwen = FimTemplate(1, 2, 3, file_sep=4, repo_name=5)
+    full = _repo_prompt(qwen)
+    short = _repo_prompt(qwen, head=33)  # "<REPO>proj\n<SEP>pkg/core.py\ndef scale(x):\n" is 32
+    assert short == ("<REPO>proj\n<SEP>pkg/core.py\ndef scale(x):\n<SEP>pkg/app.py\n<PRE>x = 1\n"
+                     "<SUF>\n<MID>y = s")
+    section = short[: short.index("<SEP>pkg/app.py")]
+    assert full.startswith(section)
+    # Not one line of another file fits: no section at all, as without other files.
+    assert _repo_prompt(qwen, head=20) == "<PRE>x = 1\n<SUF>\n<MID>y = s"
+    # A head budget the whole section fits changes nothing.
+    assert _repo_prompt(qwen, head=1000) == full

@@ -75,3 +75,25 @@ def test_the_short_prompt_for_a_cold_cache_keeps_the_definitions(tiny_qwen, tmp_
         assert body_tokens < first.stats.prompt_tokens <= body_tokens + 200 + 40
     finally:
         service.close()
+
+
+def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_tokens(tiny_qwen,
+                                                                                  tmp_path):
+    root = workspace(tmp_path)
+    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    uri = (root / "pkg" / "app.py").as_uri()
+    tokens = {}
+    for head in (0, 24, 512):
+        service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
+                                               "cold_context_tokens": head},
+                              context={"workspace": False})
+        try:
+            service.workspace_folders([root.as_uri()])
+            first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+            assert first.stats.short_prompt
+            tokens[head] = first.stats.prompt_tokens
+        finally:
+            service.close()
+    # 0: the file's lines only; 24: the section's first lines (and the open file's path
+    # line); 512: the whole section.
+    assert tokens[0] < tokens[24] <= tokens[0] + 24 + 12 < tokens[512]

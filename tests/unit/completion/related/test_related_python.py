@@ -76,3 +76,17 @@ def test_unreadable_binary_huge_and_missing_modules_give_nothing(workspace):
             "from pkg.denied import hidden\nfrom numpy import array\nbig(); f(); g(); hidden()"
             "; array()\n")
     assert find(workspace, text) == [] or [d.name for d in find(workspace, text)] == ["hidden"]
+
+
+def test_a_module_used_as_an_object_shows_its_outline_less_the_names_shown_whole(workspace):
+    found = find(workspace, "from pkg import core\n\ncore.scale_value(2)\n")
+    assert [d.name for d in found] == ["scale_value", ""]
+    assert found[1].path == workspace / "pkg" / "core.py"
+    assert found[1].text == "class Engine: ...\nLIMIT = 10\n"  # no decorator, no body
+
+
+def test_a_module_used_whole_shows_only_its_outline(workspace):
+    [found] = find(workspace, "import pkg.core as pc\n\nrun(pc)\n")
+    assert found.name == "" and found.text == (
+        "class Engine: ...\ndef scale_value(x: int, *, factor: float = 1.0) -> float: ...\n"
+        "LIMIT = 10\n")
