@@ -88,6 +88,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
+    p.add_argument("--after-dot", action="store_true",
+                   help="only lines that reach the name through its module (other.name): the"
+                        " line typed up to the dot, completed from there")
     p.add_argument("--tabs", type=int, default=2,
                    help="other modules open besides the defining one")
     p.add_argument("--alone", action="store_true",

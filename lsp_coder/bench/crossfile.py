@@ -6,7 +6,8 @@ case of every run gets a fresh copy of its package as the workspace (``rootUri``
 of the case's file holds the blanked buffer, so no index can read the answer, and a fresh
 server. The client does the same in every run: it opens the module defining the name and
 ``--tabs`` other modules of the package as tabs (none with ``--alone``), then the case's file,
-rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation.
+rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
+(with ``--after-dot``: after the line typed up to the dot of ``module.name``).
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt).
@@ -31,7 +32,15 @@ from typing import Any
 
 from ..client.session import Session
 from .commands import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
-from .crossfile_cases import CrossCase, Source, make_workspace, resolve_source, select, source_cases
+from .crossfile_cases import (
+    CrossCase,
+    Source,
+    after_module_dot,
+    make_workspace,
+    resolve_source,
+    select,
+    source_cases,
+)
 from .figures import pyplot, save
 from .scoring import edit_similarity, exact, uses_name
 
@@ -177,6 +186,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     names = [str(f) for f in args.files] or list(HELD_OUT)
     sources = {name: resolve_source(name) for name in names}
     pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
+    if args.after_dot:
+        pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
     cases = select(pool, args.cases, args.seed, args.per_file)
     modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)

@@ -7,6 +7,10 @@ With ``first_use`` only the first line in the file that uses the name counts, so
 itself never shows how it is called. The line is blanked to its indentation and the cursor put
 after it; the answer is the line's text.
 
+``after_module_dot`` turns a case that reaches the name through its module (``other.name``)
+into one where the line is typed up to the dot (``other.``) and completed from there: what a
+user sees after typing a module's name and a dot.
+
 Selection is deterministic (see ``select``): a seeded shuffle per source, the sources taken in
 turn, at most ``per_file`` cases from one file.
 """
@@ -16,8 +20,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import random
+import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .python_uses import (
@@ -63,9 +68,11 @@ class CrossCase:
     text: str
     """The file with the line blanked to its indentation."""
     offset: int
-    """The cursor: after the indentation of the blanked line (a str index into ``text``)."""
+    """The cursor: after the indentation of the blanked line, or after what was typed of it
+    (``after_module_dot``) (a str index into ``text``)."""
     expected: str
-    """The line's original text without its indentation."""
+    """The line's original text without its indentation (or the rest of it, after the
+    cursor)."""
     name: str
     """The name the line uses from the other module (``f`` of ``f(x)`` or ``m.f(x)``)."""
     defined_in: str
@@ -187,6 +194,22 @@ def select(cases: list[CrossCase], count: int, seed: int, per_file: int) -> list
             if len(out) >= count:
                 break
     return out
+
+
+def after_module_dot(case: CrossCase) -> CrossCase | None:
+    """``case`` typed up to the dot before its name when the line reaches the name through a
+    module the file imports (``other.`` of ``x = other.name(1)``), the cursor after the dot
+    and the rest of the line the answer; None when it does not."""
+    pattern = rf"(?<![\w.])([A-Za-z_]\w*)\.{re.escape(case.name)}(?!\w)"
+    for match in re.finditer(pattern, case.expected):
+        module = re.escape(match.group(1))
+        imported = rf"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*\b{module}\b"
+        if re.search(imported, case.text, re.M):
+            typed = case.expected[: match.start() + len(match.group(1)) + 1]
+            return replace(case, text=case.text[: case.offset] + typed
+                           + case.text[case.offset :], offset=case.offset + len(typed),
+                           expected=case.expected[len(typed) :])
+    return None
 
 
 def make_workspace(source: Source, case: CrossCase, root: Path) -> Path:

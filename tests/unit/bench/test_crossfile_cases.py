@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from lsp_coder.bench.crossfile import run_options, tabs_for
 from lsp_coder.bench.crossfile_cases import (
+    CrossCase,
+    after_module_dot,
     make_workspace,
     resolve_source,
     select,
@@ -232,3 +235,17 @@ def test_a_local_variable_named_like_an_import_is_not_a_use(tmp_path):
     every = [c.expected for c in source_cases(resolve_source(str(tmp_path / "pkg")))
              if c.path == "pkg/shadow.py"]
     assert every == ["return helpers.LIMIT + x"]
+
+
+def test_a_name_reached_through_its_module_is_typed_up_to_the_dot():
+    text = "from . import helpers\n\n\ndef run(x):\n    \n    return y\n"
+    offset = text.index("    \n") + 4
+    case = CrossCase("pkg", "pkg/app.py", 4, text, offset, "y = helpers.scale(x, 2)", "scale",
+                     "pkg/helpers.py")
+    typed = after_module_dot(case)
+    assert typed is not None
+    assert typed.text == text[:offset] + "y = helpers." + text[offset:]
+    assert typed.offset == offset + len("y = helpers.") and typed.expected == "scale(x, 2)"
+    # Used without its module, or through something the file does not import: no case.
+    assert after_module_dot(replace(case, expected="y = scale(x, 2)")) is None
+    assert after_module_dot(replace(case, expected="y = self.scale(x, 2)")) is None
