@@ -98,7 +98,8 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         " what the workspace and the files near it give on their own")
     p.add_argument("--sources", default=",".join(("in-file", *CROSSFILE_SOURCES, "all")),
                    help="comma-separated runs among in-file, " + ", ".join(CROSSFILE_SOURCES)
-                        + ", all; NAME+full: also idle.cold_prompt_ms=0")
+                        + ", all; NAME+full: also idle.cold_prompt_ms=0; NAME+coldN: also"
+                        " idle.cold_context_tokens=N")
     _open_pause(p, "time between opening the files and the request")
     _cold_ms(p, "idle.cold_prompt_ms of every run (0: always the full prompt)")
     p.set_defaults(func=_crossfile)

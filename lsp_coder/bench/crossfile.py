@@ -10,7 +10,8 @@ rests ``--open-pause-ms``, and asks for one inline completion after the blank li
 (with ``--after-dot``: after the line typed up to the dot of ``module.name``).
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
-``idle.cold_prompt_ms = 0`` (always the full prompt).
+``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
+``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; writes the cases and
@@ -78,8 +79,10 @@ class Answer:
 
 def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
-    source, _, full = name.partition("+")
-    if full not in ("", "full") or source not in ("in-file", "all", *SOURCES):
+    source, _, variant = name.partition("+")
+    cold = variant.removeprefix("cold")
+    if source not in ("in-file", "all", *SOURCES) or not (
+            variant in ("", "full") or (variant.startswith("cold") and cold.isdigit())):
         raise ValueError(f"unknown --sources run {name!r}")
     options = {section: dict(values) for section, values in base.items()}
     context = options.setdefault("context", {})
@@ -87,8 +90,10 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
         context[switch] = source in (switch, "all")
     if source == "in-file":
         context["budget_tokens"] = 0
-    if full:
+    if variant == "full":
         options.setdefault("idle", {})["cold_prompt_ms"] = 0
+    elif variant:
+        options.setdefault("idle", {})["cold_context_tokens"] = int(cold)
     return options
 
 

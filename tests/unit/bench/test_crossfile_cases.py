@@ -211,8 +211,11 @@ def test_runs_switch_the_context_sources():
     full = run_options("all+full", base)
     assert all(full["context"].values()) and full["idle"]["cold_prompt_ms"] == 0
     assert base["idle"]["cold_prompt_ms"] == 1500  # the base is not changed
-    with pytest.raises(ValueError):
-        run_options("everything", base)
+    cold = run_options("all+cold128", base)
+    assert cold["idle"] == {"cold_prompt_ms": 1500, "cold_context_tokens": 128}
+    for wrong in ("everything", "all+cold", "all+coldx", "all+warm"):
+        with pytest.raises(ValueError):
+            run_options(wrong, base)
 
 
 def test_the_defining_module_is_the_first_tab(tmp_path):
