@@ -117,10 +117,11 @@ def without_imports(window: str) -> str:
 
 
 def used_names(window: str) -> list[str]:
-    """Dotted names used in ``window`` (``a``, ``a.b.c``), in order of first use."""
+    """Dotted names used in ``window`` (``a``, ``a.b.c``), in order of first use; a chain
+    never goes on over a line's end (``m.`` typed at the end of one line is ``m``)."""
     seen: dict[str, None] = {}
-    for match in re.finditer(r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*", window):
-        seen.setdefault(re.sub(r"\s+", "", match.group()), None)
+    for match in re.finditer(r"[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*", window):
+        seen.setdefault(re.sub(r"[ \t]+", "", match.group()), None)
     return list(seen)
 
 
@@ -138,30 +139,36 @@ class PythonDefinitions:
     def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
              roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
         """The definitions of the ``used`` names (``used_names``) that ``imported`` (``imports``
-        of the document at ``path``) names, in order of first use, at most ``limit``; then the
-        outlines of the first ``OUTLINES_MAX`` modules used as objects (``protocols.x``), less
-        the names shown whole before them."""
+        of the document at ``path``) names, in order of first use, at most ``limit``, and the
+        outlines of the first ``OUTLINES_MAX`` modules used as objects (``protocols.x``), each
+        after the first definition reached through it (less the names shown whole): the
+        module typed on the cursor's line (``domreg.``) comes first."""
         if not imported:
             return []
         search = search_roots(path, roots)
-        out: list[Definition] = []
+        order: list[Definition | Path] = []  # a Path: that module's outline goes there
         seen: set[tuple[Path, str]] = set()
-        objects: list[Path] = []
+        outlined: list[Path] = []
         for dotted in used:
             parts = dotted.split(".")
             target = imported.get(parts[0])
             if target is None:
                 continue
             found, module = self._resolve(target, parts[1:], path, search)
-            if module is not None and module not in objects:
-                objects.append(module)
-            if found is not None and (found.path, found.name) not in seen and len(out) < limit:
+            if found is not None and (found.path, found.name) not in seen and len(seen) < limit:
                 seen.add((found.path, found.name))
-                out.append(found)
-        for module in objects[:OUTLINES_MAX]:
-            text = self._outline(module, {name for file, name in seen if file == module})
+                order.append(found)
+            if module is not None and module not in outlined and len(outlined) < OUTLINES_MAX:
+                outlined.append(module)
+                order.append(module)
+        out: list[Definition] = []
+        for item in order:
+            if isinstance(item, Definition):
+                out.append(item)
+                continue
+            text = self._outline(item, {name for file, name in seen if file == item})
             if text:
-                out.append(Definition(module, "", text))
+                out.append(Definition(item, "", text))
         return out
 
     def _resolve(self, target: Imported, rest: list[str], path: Path | None,

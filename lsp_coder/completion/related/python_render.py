@@ -113,6 +113,8 @@ def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
     header = lines[node.lineno - 1 : max(body, node.lineno)]
     if body <= node.lineno - 1:  # a one-line definition: its line as it is
         return header[0]
+    while len(header) > 1 and header[-1].strip()[:1] in ("", "#"):
+        header.pop()  # blank or comment lines before the body
     return "".join(header[:-1]) + _ellipsis(header[-1])
 
 

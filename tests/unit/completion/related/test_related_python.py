@@ -90,3 +90,24 @@ def test_a_module_used_whole_shows_only_its_outline(workspace):
     assert found.name == "" and found.text == (
         "class Engine: ...\ndef scale_value(x: int, *, factor: float = 1.0) -> float: ...\n"
         "LIMIT = 10\n")
+
+
+def test_the_module_typed_on_the_cursor_line_has_its_outline_first(workspace):
+    text = ("from pkg import core\nfrom pkg.util import text\n\ntext.shout('a')\n"
+            "x = core.")
+    path = workspace / "pkg" / "app.py"
+    path.write_text(text)
+    nearby = "x = core.\ntext.shout('a')"  # the cursor line's prefix first, as lines_by_distance
+    found = PythonDefinitions(262_144).find(document_imports(text, text),
+                                            used_names(nearby), path, (workspace,))
+    assert [(d.path.name, d.name) for d in found] == [("core.py", ""), ("text.py", "shout")]
+
+
+def test_an_outline_entry_ends_at_the_definitions_colon():
+    from lsp_coder.completion.related.python_render import parse_module
+
+    source = (b"class Handler(Base):\n\n    # why\n    def run(self):\n        pass\n\n\n"
+              b"def long_one(a,\n             b):\n    return a\n")
+    assert parse_module(source, (0, 0)).outline == [
+        ("Handler", "class Handler(Base): ...\n"),
+        ("long_one", "def long_one(a,\n             b): ...\n")]
