@@ -17,3 +17,8 @@ class Item:
     """Its code."""
     focus: int
     """The line kept first when it is trimmed."""
+
+    @property
+    def outline(self) -> bool:
+        """A module's outline (``python_defs``), not one definition."""
+        return self.key[0] == "def" and not self.key[2]

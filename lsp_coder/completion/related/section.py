@@ -174,16 +174,22 @@ class RelatedContext:
         shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
         line = text.count("\n", 0, offset)
         items: list[Item] = []
+        outlines: list[Item] = []
         if cc.definitions:
             with self._lock:
                 files = self._files_generation
-            items += self._definitions.items(text, lines_above(text, offset),
-                                             lines_by_distance(text, offset), path, roots,
-                                             cc.max_file_bytes, self._index, files)
+            found = self._definitions.items(text, lines_above(text, offset),
+                                            lines_by_distance(text, offset), path, roots,
+                                            cc.max_file_bytes, self._index, files)
+            items += [item for item in found if not item.outline]
+            outlines = [item for item in found if item.outline]
         if cc.open_files:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
                                          generation, window_lines, cc.max_file_bytes,
                                          cc.workspace)
+        # A module's outline is a guess at what comes after its dot; a window of code that
+        # shares the cursor's names was measured to be worth more, so outlines get what is left.
+        items += outlines
         wanted = _fit(items, budget)
         with self._lock:
             previous = self._sections.get(uri)

@@ -126,3 +126,17 @@ def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspa
     related.files_changed([core])
     [(_, body)] = section(related, app.as_uri(), text).entries
     assert "    speed: int = 4\n" in body and "    speed: int = 3\n" not in body
+
+
+def test_a_modules_outline_gets_what_the_similar_windows_leave(workspace):
+    related = context_for(workspace)
+    # An open document whose lines share the cursor's names: a similar window.
+    other = workspace / "pkg" / "other.py"
+    other_text = "from pkg import core\n\n\ndef build(job_count, job_name):\n" + "".join(
+        f"    job_{i} = core.Engine(job_name, job_count + {i})\n" for i in range(6))
+    related.opened(other.as_uri(), other_text)
+    app = "from pkg import core\n\n\ndef start(job_count, job_name):\n    x = core."
+    got = section(related, (workspace / "pkg" / "app.py").as_uri(), app)
+    paths = [path for path, _ in got.entries]
+    assert paths == ["pkg/other.py", "pkg/core.py"]
+    assert "def scale_value(" in got.entries[1][1]  # the outline of core, after the window
