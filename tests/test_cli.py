@@ -125,6 +125,23 @@ def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
     assert [len(row["per_key_ms"]) for row in typing["rows"]] == [5, 5] and typing["ratio"] > 0
 
 
+def test_bench_workspace_reports_the_index_memory_and_keys(tmp_path, tiny_qwen):
+    result = run("bench", "workspace", "--model", str(tiny_qwen), "--draft", "none",
+                 "--workspace-files", "60", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    for label in ("index: ", "server memory after the keys", "keys that reached the model",
+                  "event loop's longest block"):
+        assert label in result.stdout
+    raw = json.loads((tmp_path / "out" / "workspace.json").read_text())
+    summary = raw["summary"]
+    assert summary["files"] == 60 and 0 < summary["indexed_files"] <= 60
+    assert summary["definitions"] > 0 and summary["index_build_ms"] > 0
+    base, loaded = raw["runs"]
+    assert len(base["keys"]) == len(loaded["keys"]) > 0
+    assert not any(k["while_indexing"] for k in base["keys"])
+    assert loaded["index_ready_s"] > 0 and loaded["rss_after_mb"] > 0
+
+
 def test_bench_time_box_sets_the_inline_budget_of_every_run():
     args = argparse.Namespace(model=None, draft=None, max_tokens=24, time_box=0)
     assert server_options(args)["completion"]["inline_budget_ms"] == 0

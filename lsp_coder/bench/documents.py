@@ -21,8 +21,6 @@ import statistics
 import time
 from typing import Any
 
-from lsprotocol import types
-
 from ..client.session import Session
 
 TARGET_MS = 50.0
@@ -68,33 +66,24 @@ async def _typing(session: Session, n: int, name: str, text: str, cursor: int) -
             "median_key_ms": round(statistics.median(per_key), 1)}
 
 
-async def _health(session: Session) -> dict[str, float]:
-    # A request first: pygls may answer a request that follows a notification before the
-    # notification's handler has run, so the notification's cost would land in the next step.
-    await session.stats()
-    result = await session.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="lspCoder.health"))
-    return result if isinstance(result, dict) else {}
-
-
 async def run_documents(args: argparse.Namespace, options: dict[str, Any]) -> list[dict]:
     """Open, edit and complete in each document; returns one row per step (also printed)."""
     session = Session(options)
     await session.start_loaded("documents")
     rows: list[dict] = []
     try:
-        await _health(session)  # start the measurement here
+        await session.health()  # start the measurement here
         for n, (name, text) in enumerate(_documents().items()):
             session.open(f"file:///bench/documents/{n}.py", text)
-            rows.append({"document": name, "step": "open", **await _health(session)})
+            rows.append({"document": name, "step": "open", **await session.health()})
             for where in (0.0, 0.5, 1.0):
                 offset = session.text.rfind("\n", 0, int(where * (len(session.text) - 1))) + 1
                 offset = session.insert(offset, "x")
                 rows.append({"document": name, "step": f"edit at {where:.0%}",
-                             **await _health(session)})
+                             **await session.health()})
                 await session.inline(offset)
                 rows.append({"document": name, "step": f"complete at {where:.0%}",
-                             **await _health(session)})
+                             **await session.health()})
         typing = [await _typing(session, n, name, text, cursor)
                   for n, (name, (text, cursor)) in enumerate(_typing_documents().items())]
     finally:

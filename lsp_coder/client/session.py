@@ -150,6 +150,16 @@ class Session:
             types.ExecuteCommandParams(command="lspCoder.stats"))
         return result if isinstance(result, dict) else {"totals": {}, "recent": []}
 
+    async def health(self) -> dict[str, float]:
+        """``lspCoder.health``: the event loop's longest block since the last call, among
+        others. A request goes first: pygls may answer a request that follows a notification
+        before the notification's handler has run, so that handler's cost would land in the
+        next call."""
+        await self.stats()
+        result = await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="lspCoder.health"))
+        return result if isinstance(result, dict) else {}
+
     def open(self, uri: str, text: str, language_id: str = "python") -> None:
         self.uri, self.text, self.version = uri, text, 1
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(
