@@ -90,8 +90,13 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-async def _index(session: Session) -> dict[str, Any]:
-    return (await session.stats())["totals"].get("workspace_index") or {}
+INDEX_WAIT_S = 600.0
+"""How long the index may take to be ready after the keys before the bench gives up on it."""
+
+
+def _index_of(stats: dict[str, Any]) -> dict[str, Any]:
+    """The workspace index's figures in ``lspCoder.stats`` ({} when there is no index)."""
+    return stats["totals"].get("workspace_index") or {}
 
 
 async def _run(options: dict[str, Any], folder: Path, with_workspace: bool) -> dict[str, Any]:
@@ -128,14 +133,18 @@ async def _run(options: dict[str, Any], folder: Path, with_workspace: bool) -> d
             ms = (time.perf_counter() - sent) * 1000
             stats = await session.stats()
             recent = stats["recent"][-1] if stats["recent"] else {}
-            building = with_workspace and not (stats["totals"].get("workspace_index") or {}).get(
-                "ready")
+            building = with_workspace and not _index_of(stats).get("ready")
             keys.append({"ms": ms, "while_indexing": building,
                          "reached_model": not recent.get("cached", True)})
         block_ms = float((await session.health()).get("loop_block_max_ms", 0.0))
         index: dict[str, Any] = {}
         if with_workspace:
-            while not (index := await _index(session)).get("ready"):
+            deadline = time.perf_counter() + INDEX_WAIT_S
+            while not (index := _index_of(await session.stats())).get("ready"):
+                if not index or time.perf_counter() > deadline:
+                    print("the workspace index did not get ready (is [context] workspace"
+                          " off?)", flush=True)
+                    break
                 await asyncio.sleep(0.2)
         ready_s = time.perf_counter() - started
         rss_after = _rss_tree_bytes(session.pid)[0]
