@@ -55,14 +55,14 @@ class NeighbourFiles:
         for file in dict.fromkeys(wanted):
             if file == path or file in skip or not _inside(file, roots):
                 continue
-            text = self._read(file)
+            text = self.read(file)
             if text is not None and not (language == "python" and _imports_only(text)):
                 out.append((file, text))
                 if len(out) >= NEIGHBOURS_MAX:
                     break
         return out
 
-    def _read(self, file: Path) -> str | None:
+    def read(self, file: Path) -> str | None:
         """The file's text, or None when it cannot be read, is too large or is binary."""
         stamp = file_stamp(file)
         if stamp is None:

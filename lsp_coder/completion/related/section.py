@@ -2,8 +2,9 @@
 
 Sources, in the order they fill the budget: the definitions of the names used at the cursor
 (``definitions``: Python by its imports, other languages by the workspace index), then the
-windows most similar to the lines at the cursor, of open documents, of the open one beyond its
-prompt's window and of files near it (``neighbours``). The section sits first in the prompt,
+windows most similar to the lines at the cursor, of open documents, of recently closed ones (as
+saved on disk), of the open one beyond its prompt's window and of files near it
+(``neighbours``). The section sits first in the prompt,
 so a change re-reads the whole prompt: it is recomputed only when what the cursor needs changes
 and otherwise kept as it was (see ``RelatedContext.section``).
 """
@@ -35,6 +36,9 @@ CHUNKS_MAX = 3
 OPEN_DOCUMENTS_MAX = 32
 """Open or recently edited documents ranked for similar windows (most recent first)."""
 
+CLOSED_KEPT = 8
+"""Recently closed documents whose files stay similar-window candidates (read from disk)."""
+
 SECTIONS_KEPT = 64
 """Documents whose last section is remembered (to keep it while it still serves)."""
 
@@ -64,6 +68,8 @@ class RelatedContext:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._documents: OrderedDict[str, str] = OrderedDict()
+        self._closed: OrderedDict[Path, None] = OrderedDict()
+        """Files of recently closed documents, the most recent last."""
         self._roots: tuple[Path, ...] = ()
         self._index: WorkspaceIndex | None = None
         self._definitions = DefinitionFinder()
@@ -95,7 +101,10 @@ class RelatedContext:
 
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
+        path = uri_to_path(uri)
         with self._lock:
+            if path is not None:
+                self._closed.pop(path, None)
             before = self._documents.pop(uri, None)
             self._documents[uri] = text
             while len(self._documents) > OPEN_DOCUMENTS_MAX:
@@ -122,11 +131,19 @@ class RelatedContext:
             self._index.refresh(paths)
 
     def closed(self, uri: str) -> None:
-        """A document closed: it leaves the candidates and its section is forgotten."""
+        """A document closed: its section is forgotten and its text leaves the candidates;
+        its file, as saved, stays one (a recently edited file) among the last
+        ``CLOSED_KEPT`` closed."""
+        path = uri_to_path(uri)
         with self._lock:
             self._documents.pop(uri, None)
             self._sections.pop(uri, None)
             self._generation += 1
+            if path is not None:
+                self._closed.pop(path, None)
+                self._closed[path] = None
+                while len(self._closed) > CLOSED_KEPT:
+                    self._closed.popitem(last=False)
             self._purge(lambda item: item.key[0] == "chunk" and item.key[1] == uri)
 
     def _purge(self, gone) -> None:
@@ -219,13 +236,14 @@ class RelatedContext:
                        roots: tuple[Path, ...], generation: int, window_lines: tuple[int, int],
                        max_bytes: int, near_files: bool) -> list[Item]:
         """The best windows for the block of lines at the cursor, computed once per block
-        (typing inside it changes nothing): of the other documents, of the files near this
-        one (``neighbours``, with ``near_files``) and of this one beyond what the prompt
-        shows; none of more than ``max_bytes`` (this one's windows are found again at each new
-        block, so a huge document is left out)."""
+        (typing inside it changes nothing): of the other documents, of the files of recently
+        closed ones, of the files near this one (``neighbours``, with ``near_files``) and of
+        this one beyond what the prompt shows; none of more than ``max_bytes`` (this one's
+        windows are found again at each new block, so a huge document is left out)."""
         block = line // WINDOW_QUANTUM_LINES
         with self._lock:
             files = self._files_generation
+            closed = list(reversed(self._closed))
         key = (uri, block, generation, files, max_bytes, near_files)
         cached = self._chunks.get(key)
         if cached is not None:
@@ -233,12 +251,18 @@ class RelatedContext:
         query = lines_between(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
                               (block + 1) * WINDOW_QUANTUM_LINES)
         documents = list(others)
-        if near_files and path is not None and max_bytes > 0:
+        if max_bytes > 0:
             if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
                 self._neighbours = NeighbourFiles(max_bytes)
             skip = {uri_to_path(u) for u, _ in others} | {path}
-            near = self._neighbours.near(path, text[:IMPORT_SCAN_CHARS], roots, skip)
-            documents += [(file.as_uri(), body) for file, body in near]
+            for file in closed:
+                body = None if file in skip else self._neighbours.read(file)
+                if body is not None:
+                    documents.append((file.as_uri(), body))
+                    skip.add(file)
+            if near_files and path is not None:
+                near = self._neighbours.near(path, text[:IMPORT_SCAN_CHARS], roots, skip)
+                documents += [(file.as_uri(), body) for file, body in near]
         if len(text) <= max_bytes:
             documents.append((uri, text))
         hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lsp_coder.completion.related import RelatedContext, Section
+from lsp_coder.completion.related.section import CLOSED_KEPT
 from lsp_coder.config import Config, apply
 
 CONFIG = Config()
@@ -126,6 +127,32 @@ def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspa
     related.files_changed([core])
     [(_, body)] = section(related, app.as_uri(), text).entries
     assert "    speed: int = 4\n" in body and "    speed: int = 3\n" not in body
+
+
+def test_a_closed_file_stays_a_source_as_saved_until_it_is_gone(tmp_path, files):
+    # Outside any workspace folder, with no workspace: only what the user had open counts.
+    files(tmp_path, {"notes/engine.py": "engine = Engine('saved')\nengine.start(1)\n"})
+    notes = tmp_path / "notes" / "engine.py"
+    related = RelatedContext()
+    related.opened(notes.as_uri(), "engine = Engine('unsaved')\nengine.start(1)\n")
+    app = (tmp_path / "app.py").as_uri()
+    text = "engine = Engine('a')\nengine.start("
+    [(_, body)] = section(related, app, text).entries
+    assert "'unsaved'" in body  # open: the editor's text
+    related.closed(notes.as_uri())
+    [(path, body)] = section(related, app, text).entries
+    assert path == "engine.py" and "'saved'" in body  # closed: the file as saved
+    related.opened(notes.as_uri(), "engine = Engine('again')\nengine.start(1)\n")
+    [(_, body)] = section(related, app, text).entries  # once, the editor's text again
+    assert "'again'" in body
+    related.closed(notes.as_uri())
+    notes.unlink()
+    assert section(related, app, text).entries == ()
+    for i in range(CLOSED_KEPT + 1):  # only the last few closed are kept
+        other = files(tmp_path, {f"n{i}.py": "engine = Engine('x')\nengine.start(2)\n"})
+        related.closed((other / f"n{i}.py").as_uri())
+    # Equal windows rank by name, so n0.py would come first were it still kept.
+    assert section(related, app, text).entries[0][0] == "n1.py"
 
 
 def test_a_modules_outline_gets_what_the_similar_windows_leave(workspace):
