@@ -1,6 +1,7 @@
 """The definitions of the names used around the cursor, as items of the other files' section.
 
-Python names resolve through the document's imports (``python_defs``); the other languages'
+Python names resolve through the document's imports (``python_defs``), JavaScript's and
+TypeScript's through theirs when they name a workspace file (``js_imports``); the other names
 through the workspace index (``workspace``, ``tags``), the definition nearest the document when
 several files define a name.
 """
@@ -11,10 +12,16 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from . import tags
+from . import js_imports, tags
 from .cursor_lines import distinctive_names
 from .items import Item
-from .python_defs import PythonDefinitions, document_imports, used_names, without_imports
+from .python_defs import (
+    IMPORT_SCAN_CHARS,
+    PythonDefinitions,
+    document_imports,
+    used_names,
+    without_imports,
+)
 from .text import display_path
 from .workspace import WorkspaceIndex
 
@@ -30,24 +37,30 @@ class DefinitionFinder:
 
     def __init__(self) -> None:
         self._python: PythonDefinitions | None = None
+        self._scripts: js_imports.ImportedDefinitions | None = None
         self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,
               files_generation: int) -> list[Item]:
         """The definitions of the names in ``nearby`` (``cursor_lines.lines_by_distance``),
-        nearest first, as the imports of the document's start and of ``window`` (the lines
-        above: a function's own imports) or the workspace ``index`` resolve them. Found again
-        only when the names that could resolve, the imports, the index or a file
+        nearest first, as the imports of the document's start (and, in Python, of ``window``,
+        the lines above: a function's own imports) or the workspace ``index`` resolve them.
+        Found again only when the names that could resolve, the imports, the index or a file
         (``files_generation``) changed: a keystroke inside a new word changes none of them."""
         language = tags.language_of(path.suffix) if path is not None else None
-        imported = document_imports(text, window) if language == "python" else {}
+        imported: dict = {}
         if language == "python":
+            imported = document_imports(text, window)
             used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
-        elif index is not None:
-            used = [n for n in distinctive_names(nearby) if index.holds(n)]
         else:
-            used = []
+            scripts = js_imports.imports(language or "", text[:IMPORT_SCAN_CHARS])
+            imported = scripts.bindings
+            names = distinctive_names(js_imports.without_imports(nearby, scripts)
+                                      if imported else nearby)
+            wanted = set(imported) | set(js_imports.members(imported, nearby))
+            used = [n for n in names
+                    if n in wanted or (index is not None and index.holds(n))]
         key = (path, roots, max_bytes, tuple(used), tuple(imported.items()),
                index.generation if index is not None else -1, files_generation)
         cached = self._found.get(key)
@@ -68,6 +81,16 @@ class DefinitionFinder:
                                 display_path(found.path, roots), found.text, 0))
             plain = {name.split(".")[0] for name in used}
             names = [n for n in imported if n in plain]
+        elif imported and path is not None:
+            if self._scripts is None or self._scripts.max_file_bytes != max_bytes:
+                self._scripts = js_imports.ImportedDefinitions(max_bytes)
+            found_here = self._scripts.find(imported, used, path, DEFINITIONS_MAX)
+            out += [Item(("def", f.file, f.name), display_path(f.file, roots), f.text, 0)
+                    for f in found_here]
+            resolved = {f.used for f in found_here}
+            # A name not found where its import points (re-exported) is looked for by the
+            # name it is exported as.
+            names = [_exported(imported.get(n), n) for n in used if n not in resolved]
         else:
             names = used
         if index is None or language is None:
@@ -83,6 +106,13 @@ class DefinitionFinder:
                 have.add(name)
                 out.append(found)
         return out
+
+
+def _exported(binding: js_imports.Binding | None, used: str) -> str:
+    """The name to look ``used`` up by in the index: the name its import exports it as."""
+    if binding is None or binding.exported in (js_imports.DEFAULT, js_imports.NAMESPACE):
+        return used
+    return binding.exported
 
 
 def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,

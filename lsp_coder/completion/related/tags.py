@@ -84,17 +84,31 @@ def language_of(suffix: str) -> str | None:
 
 
 @lru_cache(maxsize=None)
+def grammar(language: str) -> Any | None:
+    """The tree-sitter Language of ``language``, or None when its package is not installed."""
+    try:
+        from tree_sitter import Language
+
+        package, function, _ = GRAMMARS[language]
+        return Language(getattr(importlib.import_module(package), function)())
+    except (ImportError, AttributeError, KeyError, ValueError, OSError) as exc:
+        log.info("no grammar for %s: %s", language, type(exc).__name__)
+        return None
+
+
+@lru_cache(maxsize=None)
 def _grammar(language: str) -> tuple[Any, Any] | None:
     """(Language, Query) for ``language``, or None when its package is not installed."""
+    lang = grammar(language)
+    if lang is None:
+        return None
     try:
-        from tree_sitter import Language, Query
+        from tree_sitter import Query
 
-        package, function, extra = GRAMMARS[language]
-        module = importlib.import_module(package)
-        grammar = Language(getattr(module, function)())
+        package, _, extra = GRAMMARS[language]
         sources = [importlib.import_module(p).TAGS_QUERY for p in extra]
-        sources.append(OWN_QUERIES.get(language) or module.TAGS_QUERY)
-        return grammar, Query(grammar, "\n".join(sources))
+        sources.append(OWN_QUERIES.get(language) or importlib.import_module(package).TAGS_QUERY)
+        return lang, Query(lang, "\n".join(sources))
     except (ImportError, AttributeError, KeyError, ValueError, OSError) as exc:
         log.info("no definitions for %s: %s", language, type(exc).__name__)
         return None
@@ -105,12 +119,12 @@ def definitions(language: str, source: bytes) -> list[Tag]:
 
     A syntax error costs only the definitions inside the broken part (tree-sitter recovers).
     """
-    grammar = _grammar(language)
-    if grammar is None:
+    compiled = _grammar(language)
+    if compiled is None:
         return []
     from tree_sitter import Parser, QueryCursor
 
-    lang, query = grammar
+    lang, query = compiled
     # A parser and a cursor per call: the worker and the index thread may both be here.
     tree = Parser(lang).parse(source)
     matches = QueryCursor(query).matches(tree.root_node)

@@ -1,0 +1,277 @@
+"""JavaScript and TypeScript names used at the cursor, followed through the document's imports
+to the file that defines them.
+
+The import forms (``import {a, b as c} from './x'``, ``import D from './x'``,
+``import * as ns from './x'``, ``const x = require('./x')``, ``const {a} = require('./x')``)
+are found by a tree-sitter query. A relative specifier resolves as Node and TypeScript's
+bundler resolution do: the file, the file with a known suffix, the folder's ``index``; a
+``.js`` specifier also to its ``.ts`` source. A package specifier (``react``) is left to the
+workspace index: its code is not the workspace's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from cachetools import LRUCache
+
+from . import tags
+from .text import file_stamp, source_bytes
+
+LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+"""The languages whose imports are read here."""
+
+DEFAULT = "default"
+"""``Binding.exported`` of a default import."""
+
+NAMESPACE = "*"
+"""``Binding.exported`` of a namespace import or a whole-module ``require``."""
+
+RESOLVE_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+"""Suffixes tried after a specifier that names no file, in this order."""
+
+FILES_CACHED = 64
+"""Files whose definitions are remembered (read again when their size or time changes)."""
+
+_SOURCE = "source: (string (string_fragment) @source)"
+_REQUIRE = ("value: (call_expression function: (identifier) @require "
+            "arguments: (arguments . (string (string_fragment) @source))) "
+            '(#eq? @require "require")')
+QUERY = f"""
+(import_statement (import_clause (identifier) @default) {_SOURCE})
+(import_statement (import_clause (named_imports (import_specifier
+  name: (_) @name alias: (identifier)? @alias))) {_SOURCE})
+(import_statement (import_clause (namespace_import (identifier) @namespace)) {_SOURCE})
+(variable_declarator name: (identifier) @namespace {_REQUIRE})
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @name)
+  {_REQUIRE})
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @name
+  value: (identifier) @alias)) {_REQUIRE})
+"""
+"""The import forms, in the JavaScript grammar's node names (TypeScript's share them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A name an import binds in the document."""
+
+    exported: str
+    """The name the other module exports it as; ``DEFAULT`` or ``NAMESPACE``."""
+    source: str
+    """The module specifier as written (``./util/format``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The definition an imported name stands for."""
+
+    used: str
+    """The name the cursor's lines use for it (an import's alias, ``ns.name``'s name)."""
+    file: Path
+    """The file that defines it."""
+    name: str
+    """The name it is defined as there."""
+    text: str
+    """Its signature and members, as ``tags.render`` shows them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Imports:
+    """What a document's imports bind."""
+
+    bindings: dict[str, Binding]
+    """Each name bound, to its binding."""
+    lines: frozenset[str]
+    """The import statements' lines, stripped (names there are not uses)."""
+
+
+NO_IMPORTS = Imports({}, frozenset())
+
+STATEMENTS = ("import_statement", "lexical_declaration", "variable_declaration")
+"""The nodes a matched import form is a statement of."""
+
+
+def imports(language: str, head: str) -> Imports:
+    """What the imports in ``head`` (the document's start) bind; nothing for a language not
+    read here or when its grammar is missing."""
+    if language not in LANGUAGES:
+        return NO_IMPORTS
+    return _imports(language, _import_region(head))
+
+
+REGION_EXTRA_LINES = 3
+"""Lines kept after the last line that holds an import word (a statement's last lines)."""
+
+
+def _import_region(head: str) -> str:
+    """The start of ``head`` up to a few lines after the last line with an import word: what
+    is parsed, so typing below the imports parses nothing again (a whole 64 KB start took
+    20-35 ms per key)."""
+    last = max(head.rfind(word) for word in ("import", "require", "from"))
+    if last < 0:
+        return ""
+    end = last
+    for _ in range(REGION_EXTRA_LINES + 1):
+        end = head.find("\n", end) + 1
+        if end <= 0:
+            return head
+    return head[:end]
+
+
+@lru_cache(maxsize=16)
+def _imports(language: str, head: str) -> Imports:
+    compiled = _query(language)
+    if compiled is None:
+        return NO_IMPORTS
+    from tree_sitter import Parser, QueryCursor
+
+    grammar, query = compiled
+    data = head.encode("utf-8", "replace")
+    tree = Parser(grammar).parse(data)
+    out: dict[str, Binding] = {}
+    lines: set[str] = set()
+    for _pattern, captures in QueryCursor(query).matches(tree.root_node):
+        source = _text(captures, "source")
+        if not source:
+            continue
+        statement = captures["source"][0]
+        while statement.parent is not None and statement.type not in STATEMENTS:
+            statement = statement.parent
+        text = data[statement.start_byte : statement.end_byte].decode("utf-8", "replace")
+        lines.update(line.strip() for line in text.splitlines())
+        if "default" in captures:
+            out.setdefault(_text(captures, "default"), Binding(DEFAULT, source))
+        elif "namespace" in captures:
+            out.setdefault(_text(captures, "namespace"), Binding(NAMESPACE, source))
+        elif "name" in captures:
+            name = _text(captures, "name").strip("'\"")
+            out.setdefault(_text(captures, "alias") or name, Binding(name, source))
+    return Imports(out, frozenset(lines))
+
+
+def without_imports(nearby: str, found: Imports) -> str:
+    """``nearby`` without the import statements' lines."""
+    return "\n".join(line for line in nearby.split("\n") if line.strip() not in found.lines)
+
+
+def members(bindings: dict[str, Binding], nearby: str) -> list[str]:
+    """The names read from a module imported whole in ``nearby`` (``ns.name``), in order."""
+    out: dict[str, None] = {}
+    for local, binding in bindings.items():
+        if binding.exported == NAMESPACE and local in nearby:
+            for name in re.findall(rf"(?<![\w$.]){re.escape(local)}\s*\.\s*([\w$]+)", nearby):
+                out.setdefault(name, None)
+    return list(out)
+
+
+def _text(captures: dict, key: str) -> str:
+    nodes = captures.get(key)
+    return nodes[0].text.decode("utf-8", "replace") if nodes else ""
+
+
+@lru_cache(maxsize=None)
+def _query(language: str):
+    """(Language, Query) of the import forms, or None when the grammar is missing."""
+    grammar = tags.grammar(language)
+    if grammar is None:
+        return None
+    from tree_sitter import Query
+
+    return grammar, Query(grammar, QUERY)
+
+
+def resolve(source: str, document: Path) -> Path | None:
+    """The file a relative ``source`` imported by ``document`` names, or None (a package, or
+    no such file)."""
+    if not source.startswith(("./", "../")) and source not in (".", ".."):
+        return None
+    base = Path(os.path.normpath(document.parent / source))
+    tries = [base]
+    if base.suffix in (".js", ".jsx", ".mjs", ".cjs"):  # TypeScript's ESM imports name .js
+        stem = base.with_suffix("")
+        tries += [stem.with_name(stem.name + s) for s in (".ts", ".tsx", ".mts", ".cts")]
+    tries += [base.with_name(base.name + s) for s in RESOLVE_SUFFIXES]
+    tries += [base / f"index{s}" for s in RESOLVE_SUFFIXES]
+    for path in tries:
+        try:
+            if path.is_file():
+                return path
+        except OSError:
+            continue
+    return None
+
+
+class ImportedDefinitions:
+    """Finds the definitions that a document's imported names stand for (worker thread).
+
+    Args:
+        max_file_bytes: a larger file is not read.
+    """
+
+    def __init__(self, max_file_bytes: int) -> None:
+        self.max_file_bytes = max_file_bytes
+        self._files: LRUCache[Path, tuple[tuple[int, int], list[str], list[tags.Tag]]] = (
+            LRUCache(FILES_CACHED))
+
+    def find(self, bindings: dict[str, Binding], names: list[str], document: Path,
+             limit: int) -> list[Found]:
+        """The definitions of ``names`` (nearest the cursor first) that ``bindings`` import
+        from workspace files: a name imported by name or as a default, then a name read from
+        a module imported whole (``ns.name``), at most ``limit``."""
+        out: list[Found] = []
+        modules = [b for local, b in bindings.items()
+                   if b.exported == NAMESPACE and local in names]
+        for name in names:
+            if len(out) >= limit:
+                break
+            binding = bindings.get(name)
+            if binding is not None and binding.exported != NAMESPACE:
+                found = self._definition(name, binding.source, binding.exported, document)
+            else:
+                found = next((f for b in modules
+                              if (f := self._definition(name, b.source, name, document))), None)
+            if found is not None and all(f.file != found.file or f.name != found.name
+                                         for f in out):
+                out.append(found)
+        return out
+
+    def _definition(self, used: str, source: str, name: str, document: Path) -> Found | None:
+        """``name`` (or the default export) as the file ``source`` names defines it."""
+        file = resolve(source, document)
+        read = self._read(file) if file is not None else None
+        if read is None:
+            return None
+        lines, file_tags = read
+        tag = None
+        for candidate in file_tags:
+            line = lines[candidate.start_line] if candidate.start_line < len(lines) else ""
+            if name == DEFAULT:
+                hit = line.lstrip().startswith("export default")
+            else:
+                hit = candidate.name == name and not line[:1].isspace()  # top level only
+            if hit:
+                tag = candidate
+                break
+        if tag is None:
+            return None
+        return Found(used, file, tag.name, tags.render(tag, lines, file_tags))
+
+    def _read(self, file: Path) -> tuple[list[str], list[tags.Tag]] | None:
+        stamp = file_stamp(file)
+        language = tags.language_of(file.suffix)
+        if stamp is None or language is None:
+            return None
+        cached = self._files.get(file)
+        if cached is not None and cached[0] == stamp:
+            return cached[1], cached[2]
+        data = source_bytes(file, stamp[0], self.max_file_bytes)
+        if data is None:
+            return None
+        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+        file_tags = tags.definitions(language, data)
+        self._files[file] = (stamp, lines, file_tags)
+        return lines, file_tags
