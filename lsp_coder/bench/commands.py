@@ -52,6 +52,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     _cold_ms(p, "idle.cold_prompt_ms of the --cold and --parts run")
     p.add_argument("--cold-tokens", type=int, default=0,
                    help="idle.cold_prompt_tokens of that run (0: the default)")
+    p.add_argument("--cold-context", type=int, default=None, metavar="TOKENS",
+                   help="also --cold, and a run like it with idle.cold_context_tokens = TOKENS (how"
+                        " much of the other files' section the short prompt keeps)")
     p.add_argument("--parts", action="store_true",
                    help="also a run with idle prefill only (no prefetch), and --cold")
     p.add_argument("--restart", action="store_true",
