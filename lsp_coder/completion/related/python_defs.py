@@ -139,14 +139,14 @@ class PythonDefinitions:
     def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
              roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
         """The definitions of the ``used`` names (``used_names``) that ``imported`` (``imports``
-        of the document at ``path``) names, in order of first use, at most ``limit``, and the
-        outlines of the first ``OUTLINES_MAX`` modules used as objects (``protocols.x``), each
-        after the first definition reached through it (less the names shown whole): the
-        module typed on the cursor's line (``domreg.``) comes first."""
+        of the document at ``path``) names, in order of first use, at most ``limit``, then the
+        outlines of the first ``OUTLINES_MAX`` modules used as objects (``protocols.x``, or
+        ``domreg.`` typed on the cursor's line, which comes first in ``used``), less the names
+        shown whole."""
         if not imported:
             return []
         search = search_roots(path, roots)
-        order: list[Definition | Path] = []  # a Path: that module's outline goes there
+        out: list[Definition] = []
         seen: set[tuple[Path, str]] = set()
         outlined: list[Path] = []
         for dotted in used:
@@ -157,18 +157,13 @@ class PythonDefinitions:
             found, module = self._resolve(target, parts[1:], path, search)
             if found is not None and (found.path, found.name) not in seen and len(seen) < limit:
                 seen.add((found.path, found.name))
-                order.append(found)
+                out.append(found)
             if module is not None and module not in outlined and len(outlined) < OUTLINES_MAX:
                 outlined.append(module)
-                order.append(module)
-        out: list[Definition] = []
-        for item in order:
-            if isinstance(item, Definition):
-                out.append(item)
-                continue
-            text = self._outline(item, {name for file, name in seen if file == item})
+        for module in outlined:
+            text = self._outline(module, {name for file, name in seen if file == module})
             if text:
-                out.append(Definition(item, "", text))
+                out.append(Definition(module, "", text))
         return out
 
     def _resolve(self, target: Imported, rest: list[str], path: Path | None,

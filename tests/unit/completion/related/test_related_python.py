@@ -92,15 +92,18 @@ def test_a_module_used_whole_shows_only_its_outline(workspace):
         "LIMIT = 10\n")
 
 
-def test_the_module_typed_on_the_cursor_line_has_its_outline_first(workspace):
-    text = ("from pkg import core\nfrom pkg.util import text\n\ntext.shout('a')\n"
-            "x = core.")
+def test_definitions_come_first_then_outlines_the_cursor_lines_module_first(workspace):
+    (workspace / "pkg" / "extra.py").write_text("def one(a):\n    pass\n\n\ndef two(b):\n"
+                                                "    pass\n")
+    text = "from pkg import core, extra\n\nextra.one(1)\nx = core."
     path = workspace / "pkg" / "app.py"
     path.write_text(text)
-    nearby = "x = core.\ntext.shout('a')"  # the cursor line's prefix first, as lines_by_distance
+    nearby = "x = core.\nextra.one(1)"  # the cursor line's prefix first, as lines_by_distance
     found = PythonDefinitions(262_144).find(document_imports(text, text),
                                             used_names(nearby), path, (workspace,))
-    assert [(d.path.name, d.name) for d in found] == [("core.py", ""), ("text.py", "shout")]
+    assert [(d.path.name, d.name) for d in found] == [
+        ("extra.py", "one"), ("core.py", ""), ("extra.py", "")]
+    assert found[2].text == "def two(b): ...\n"  # less the name shown whole
 
 
 def test_an_outline_entry_ends_at_the_definitions_colon():
