@@ -45,14 +45,8 @@ from .crossfile_cases import (
 from .figures import pyplot, save
 from .scoring import edit_similarity, exact, uses_name
 
-SOURCES = CROSSFILE_SOURCES
-"""The ``[context]`` sources, each a run of its own."""
-
-DEFAULT_RUNS = ("in-file", *SOURCES, "all")
+DEFAULT_RUNS = ("in-file", *CROSSFILE_SOURCES, "all")
 """The runs by default: in-file only, each source alone, all of them."""
-
-HELD_OUT = HELD_OUT_PACKAGES
-"""Packages reported on by default; tune on others (``email``, ``json``, ``multiprocessing``)."""
 
 
 @dataclass(slots=True)
@@ -81,12 +75,12 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
     source, _, variant = name.partition("+")
     cold = variant.removeprefix("cold")
-    if source not in ("in-file", "all", *SOURCES) or not (
+    if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not (
             variant in ("", "full") or (variant.startswith("cold") and cold.isdigit())):
         raise ValueError(f"unknown --sources run {name!r}")
     options = {section: dict(values) for section, values in base.items()}
     context = options.setdefault("context", {})
-    for switch in SOURCES:
+    for switch in CROSSFILE_SOURCES:
         context[switch] = source in (switch, "all")
     if source == "in-file":
         context["budget_tokens"] = 0
@@ -188,7 +182,7 @@ def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
 
 
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
-    names = [str(f) for f in args.files] or list(HELD_OUT)
+    names = [str(f) for f in args.files] or list(HELD_OUT_PACKAGES)
     sources = {name: resolve_source(name) for name in names}
     pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
     if args.after_dot:
