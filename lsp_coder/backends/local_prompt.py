@@ -121,7 +121,7 @@ def _repository(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     line's end, then the open file's path line: the prompt starts with the same tokens as the
     one with the whole section, so reading that one later reuses them.
     """
-    entries = list(parts.extra)
+    entries = list(parts.extra) if head_limit != 0 else []
     while entries:
         if template.file_sep < 0:
             text = repository(FimText("", "", ""), tuple(entries), parts.repo, parts.path)
@@ -201,3 +201,12 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     else:
         body = [template.prefix] + above + [template.suffix] + suffix
     return Prompt(head + extra + body + [template.middle] + typed, heal, dropped)
+
+
+def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:
+    """Scale the prompt's token budgets down together when they exceed the KV room."""
+    total = prefix + suffix + extra
+    if total <= room:
+        return prefix, suffix, extra
+    scale = max(room, 16) / total
+    return max(8, int(prefix * scale)), int(suffix * scale), int(extra * scale)

@@ -13,7 +13,8 @@ Five kinds, each a document text and cursor the user is likely to produce next:
   ``textDocument/documentHighlight`` request, which VS Code and Emacs eglot send wherever the
   cursor comes to rest): the prompt a request there would read;
 - ``full``: the state as it is, when its answer came from the short prompt for a cold cache:
-  the full prompt, so the keys after it can have it.
+  the full prompt, so the keys after it can have it (the local engine reads the short prompt
+  with the other files' section first, when requests could not read that one in time).
 
 The engine is told only "prefill these tokens"; how is its business (local: a spare sequence
 sharing the cached prefix; remote: a prefill-only request).

@@ -87,7 +87,8 @@ def in_view(job: NextPrompt, focus: str | None) -> bool:
 
 def after_job(queue: Queue, job: NextPrompt, read_short: bool, stopped: bool,
               focus: str | None, full_at: Callable[[NextPrompt], NextPrompt]) -> Queue:
-    """A job ended. A cursor whose prompt was the short one for a cold cache, not stopped,
+    """A job ended. A cursor whose prompt was the short one for a cold cache, or a full
+    prompt's job that read the short one with the other files' section first, not stopped,
     in the file the user is still in: the full prompt there comes next, so a user who reads
     the file before typing gets answers from it."""
     if read_short and not stopped and focus == job.uri:

@@ -230,7 +230,7 @@ class IdleRunner:
                     loop.call_soon_threadsafe(publish, *state)
                 result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
                 ready = result is not None and result.outcome in ("done", "cached")
-                read_short = ready and nxt.kind == "cursor" and result.short_prompt
+                read_short = ready and nxt.kind in ("cursor", "full") and result.short_prompt
                 if result is not None:
                     self.stats.record_idle(nxt.kind, result)
                     log.debug("idle %s%s: %s, prompt %d reused %d evaluated %d in %.0f ms",

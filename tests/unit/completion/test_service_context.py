@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_coder.backends.fim_text import file_entry
+from lsp_coder.completion.next_prompts import NextPrompt
 from lsp_coder.completion.service import CompletionRequest, CompletionService
 from lsp_coder.config import Config, apply
 
@@ -58,7 +59,9 @@ def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qw
     assert prompt_tokens[True] - prompt_tokens[False] == expected
 
 
-def test_the_short_prompt_for_a_cold_cache_keeps_the_definitions(tiny_qwen, tmp_path):
+def test_a_cold_file_answers_first_without_the_section_then_with_it_then_in_full(tiny_qwen,
+                                                                                 tmp_path):
+    # 1 ms: no prompt of more than a few tokens can be read in time on a cold cache.
     root = workspace(tmp_path)
     text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
     uri = (root / "pkg" / "app.py").as_uri()
@@ -66,13 +69,25 @@ def test_the_short_prompt_for_a_cold_cache_keeps_the_definitions(tiny_qwen, tmp_
                           context={"workspace": False})
     try:
         service.workspace_folders([root.as_uri()])
-        first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
-        assert first.stats.short_prompt
-        section = service.related.section(uri, text, len(text), 512, service.config)
-        [(_, body)] = section.entries
-        body_tokens = len(service.backend.engine.tokenize(body))
-        # The short prompt is the section plus at most cold_prompt_tokens of the file.
-        assert body_tokens < first.stats.prompt_tokens <= body_tokens + 200 + 40
+        req = CompletionRequest(uri=uri, text=text, offset=len(text))
+        first = service.complete(req)
+        # The short prompt without the section: at most cold_prompt_tokens of the file.
+        assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
+        section = service.related.section(uri, text, len(text), 512, service.config,
+                                          record=False)
+        assert any("def __init__(self, name: str)" in body for _, body in section.entries)
+        full = NextPrompt("full", uri, str(root / "pkg" / "app.py"), text, len(text))
+        step = service.prefill(full, full.state(), lambda: False)
+        assert step is not None and step.outcome == "done" and step.short_prompt
+        assert step.prompt_tokens > first.stats.prompt_tokens + 40  # the section first
+        second = service.complete(req)  # now cached: the short prompt with the section
+        assert second.stats.short_prompt and second.stats.prompt_tokens == step.prompt_tokens
+        assert second.stats.evaluated_tokens <= 2
+        last = service.prefill(full, full.state(), lambda: False)  # then the full prompt
+        assert last is not None and last.outcome == "done" and not last.short_prompt
+        third = service.complete(req)
+        assert not third.stats.short_prompt and third.stats.evaluated_tokens <= 2
+        assert third.stats.prompt_tokens > second.stats.prompt_tokens + 400
     finally:
         service.close()
 
@@ -89,6 +104,9 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
                               context={"workspace": False})
         try:
             service.workspace_folders([root.as_uri()])
+            if head:  # idle work reads the short prompt with that much of the section
+                full = NextPrompt("full", uri, str(root / "pkg" / "app.py"), text, len(text))
+                assert service.prefill(full, full.state(), lambda: False).short_prompt
             first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
             assert first.stats.short_prompt
             tokens[head] = first.stats.prompt_tokens

@@ -1,0 +1,156 @@
+"""Which prompt a request reads while the KV cache lacks most of the full one (a file just
+opened, a window moved), on a machine where reading it takes longer than a user waits.
+
+Three prompts, richest first:
+
+- the full prompt;
+- the short one with the section: the first ``idle.cold_context_tokens`` of the other files'
+  section (cut after a line's end, so the full prompt read later reuses them), then at most
+  ``idle.cold_prompt_tokens`` of the file nearest the cursor;
+- the short one without the section.
+
+A request reads the richest whose uncached part can be read within ``idle.cold_prompt_ms`` at
+the measured prefill speed, else the one with the least left to read. Idle work reads the next
+richer one (``step_up``): after the first answer in a file just opened, which comes as soon as
+without other files, the section joins the prompt once it is read, then the full prompt.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+
+from cachetools import LRUCache
+
+from ..config import Config
+from ..engine.engine import Engine
+from ..shared_types import FimQuery
+from .local_prompt import Prompt, fit_budgets
+
+COLD_WINDOW_STEP_LINES = 4
+"""The short prompt for a cold cache drops lines above in steps of this many: a step of
+``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
+
+ANCHOR_LINES = 4
+"""A short window's start is found again by this many lines of text."""
+
+ANCHORED_DOCUMENTS = 64
+"""Documents whose short window start is remembered (least recently used ones are dropped)."""
+
+BuildPrompt = Callable[..., Prompt]
+"""``LocalBackend._prompt``: (query, config, window_step_lines=, window_drop_lines=,
+extra_head_tokens=) -> Prompt."""
+
+
+class ColdPrompts:
+    """Chooses the short prompts for cold caches (worker thread; ``forget`` from any)."""
+
+    def __init__(self, engine: Engine, build: BuildPrompt) -> None:
+        self._engine = engine
+        self._build = build
+        self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
+        """Per document, the first lines of the window of its last short prompt."""
+        self._lock = threading.Lock()
+
+    def choose(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
+        """The short prompt a request for ``query`` reads instead of ``full``, or None (the
+        full one): see the module's docstring. Only with idle work on, which fills the
+        richer prompts afterwards."""
+        options = self._options(query, config, full)
+        if options is None:
+            return None
+        full_new, short_query, start = options
+        limit_ms = config.idle.cold_prompt_ms
+        head = config.idle.cold_context_tokens
+        short, short_new = self._short(short_query, config, head, start, len(full.tokens))
+        if query.parts.extra and head and not self._readable(short_new, limit_ms):
+            bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))
+            if bare_new < short_new:
+                short, short_new = bare, bare_new
+        if short_new >= full_new:
+            return None
+        lines = query.parts.above.splitlines(keepends=True)
+        with self._lock:
+            self._anchors[query.uri] = lines[short.dropped_lines :
+                                             short.dropped_lines + ANCHOR_LINES]
+        return short
+
+    def step_up(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
+        """What idle work reads to bring requests for ``query`` nearer the full prompt: the
+        short prompt with the section while a request could not read it in time, else None
+        (the full prompt is next)."""
+        head = config.idle.cold_context_tokens
+        if not (query.parts.extra and head):
+            return None
+        options = self._options(query, config, full)
+        if options is None:
+            return None
+        _, short_query, start = options
+        short, short_new = self._short(short_query, config, head, start, len(full.tokens))
+        return None if self._readable(short_new, config.idle.cold_prompt_ms) else short
+
+    def forget(self, uri: str) -> None:
+        """A document closed: drop the start of its short window."""
+        with self._lock:
+            self._anchors.pop(uri, None)
+
+    def _options(self, query: FimQuery, config: Config,
+                 full: Prompt) -> tuple[int, FimQuery, int | None] | None:
+        """(what the cache lacks of ``full``, the short prompts' query, the window start to
+        keep) when short prompts apply, else None."""
+        idle = config.idle
+        limit = idle.cold_prompt_tokens
+        if not (idle.enabled and limit and idle.cold_prompt_ms) or len(full.tokens) <= limit:
+            return None
+        full_new = len(full.tokens) - self._engine.cached_prefix(full.tokens)
+        if self._readable(full_new, idle.cold_prompt_ms):
+            return None
+        prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
+        short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
+        start = self._anchored_start(query.uri, query.parts.above.splitlines(keepends=True))
+        return full_new, short_query, start
+
+    def _readable(self, new_tokens: int, limit_ms: int) -> bool:
+        return new_tokens * self._engine.prefill_token_ms <= limit_ms
+
+    def _short(self, short_query: FimQuery, config: Config, head: int, start: int | None,
+               full_tokens: int) -> tuple[Prompt, int]:
+        """The short prompt with the first ``head`` tokens of the section, and how many of its
+        tokens the cache lacks; its window starts where the last one did (``start``) when
+        that leaves less to read."""
+        cached = self._engine.cached_prefix
+        short = self._build(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
+                            extra_head_tokens=head)
+        short_new = len(short.tokens) - cached(short.tokens)
+        if start is not None and start != short.dropped_lines:
+            held = self._build(short_query, config, window_drop_lines=start,
+                               extra_head_tokens=head)
+            held_new = len(held.tokens) - cached(held.tokens)
+            if len(held.tokens) <= full_tokens and held_new < short_new:
+                short, short_new = held, held_new
+        return short, short_new
+
+    def _anchored_start(self, uri: str, lines: list[str]) -> int | None:
+        """Where the document's last short window started among ``lines`` (the lines above),
+        if those lines are still there.
+
+        The short window slides down a few lines at a time as lines are added above the
+        cursor (Enter, an accepted suggestion), and a moved start changes every token after
+        it. Keeping the start the cache holds costs a longer prompt (at most the full one),
+        read once, instead.
+        """
+        with self._lock:
+            anchor = self._anchors.get(uri)
+        if not anchor:
+            return None
+        n = len(anchor)
+        return next((i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor),
+                    None)
+
+
+def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
+    """The (prefix, suffix) budgets of the short prompt for a cold cache: the full prompt's,
+    scaled down together to ``limit`` tokens, with no other files."""
+    short_prefix, short_suffix, _ = fit_budgets(prefix, suffix, 0, limit)
+    return short_prefix, short_suffix
