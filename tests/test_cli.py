@@ -168,7 +168,8 @@ def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tin
     pkg = _package(tmp_path)
     result = run("bench", "crossfile", str(pkg), "--cases", "2", "--sources", "in-file,all",
                  "--open-pause-ms", "0", "--tabs", "1", "--model", str(tiny_qwen),
-                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"),
+                 "--highlight")
     assert result.returncode == 0, result.stderr
     assert "2 of 3 cases from" in result.stdout
     assert "all vs in-file: exact " in result.stdout

@@ -10,9 +10,11 @@ Three prompts, richest first:
 - the short one without the section.
 
 A request reads the richest whose uncached part can be read within ``idle.cold_prompt_ms`` at
-the measured prefill speed, else the one with the least left to read. Idle work reads the next
-richer one (``step_up``): after the first answer in a file just opened, which comes as soon as
-without other files, the section joins the prompt once it is read, then the full prompt.
+the measured prefill speed, else the one with the least left to read. Idle work reads richer
+ones: an Enter or accept branch the short prompt with the section (``choose(with_section=)``),
+a ``full`` job that one, then the full prompt (``step_up``). So the first answer in a file just
+opened comes as soon as without other files, and the section joins the answers once idle work
+has read it.
 """
 
 from __future__ import annotations
@@ -53,10 +55,13 @@ class ColdPrompts:
         """Per document, the first lines of the window of its last short prompt."""
         self._lock = threading.Lock()
 
-    def choose(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
+    def choose(self, query: FimQuery, config: Config, full: Prompt,
+               with_section: bool = False) -> Prompt | None:
         """The short prompt a request for ``query`` reads instead of ``full``, or None (the
         full one): see the module's docstring. Only with idle work on, which fills the
-        richer prompts afterwards."""
+        richer prompts afterwards. ``with_section``: the short prompt with the section even
+        when the cache lacks it (what idle work reads for a branch the user has not reached:
+        that prefill reads it)."""
         options = self._options(query, config, full)
         if options is None:
             return None
@@ -64,7 +69,8 @@ class ColdPrompts:
         limit_ms = config.idle.cold_prompt_ms
         head = config.idle.cold_context_tokens
         short, short_new = self._short(short_query, config, head, start, len(full.tokens))
-        if query.parts.extra and head and not self._readable(short_new, limit_ms):
+        if (not with_section and query.parts.extra and head
+                and not self._readable(short_new, limit_ms)):
             bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))
             if bare_new < short_new:
                 short, short_new = bare, bare_new

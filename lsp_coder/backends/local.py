@@ -68,10 +68,12 @@ class LocalBackend:
         result.stats.short_prompt = short
         return BackendResult(result.text, result.stop_reason, result.stats)
 
-    def _request_prompt(self, query: FimQuery, config: Config) -> tuple[Prompt, bool]:
-        """The prompt a request for ``query`` reads now, and whether it is the short one."""
+    def _request_prompt(self, query: FimQuery, config: Config,
+                        branch: bool = False) -> tuple[Prompt, bool]:
+        """The prompt a request for ``query`` reads now (``branch``: once idle work has read
+        it), and whether it is the short one."""
         prompt = self._prompt(query, config)
-        short = self._cold.choose(query, config, prompt)
+        short = self._cold.choose(query, config, prompt, with_section=branch)
         return (prompt, False) if short is None else (short, True)
 
     def forget(self, uri: str) -> None:
@@ -85,8 +87,8 @@ class LocalBackend:
         engine = self.engine
         config = self._settings()
         short = False
-        if part == "request":
-            prompt, short = self._request_prompt(query, config)
+        if part in ("request", "branch"):
+            prompt, short = self._request_prompt(query, config, branch=part == "branch")
             tokens = prompt.tokens
         else:
             full = self._prompt(query, config)

@@ -105,6 +105,10 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         + ", all; NAME+full: also idle.cold_prompt_ms=0; NAME+coldN: also"
                         " idle.cold_context_tokens=N")
     _open_pause(p, "time between opening the files and the request")
+    p.add_argument("--highlight", action="store_true",
+                   help="ask for the highlights at the cursor right after opening the case's"
+                        " file, as VS Code does where the cursor rests (idle work then reads"
+                        " the prompt there during the pause)")
     _cold_ms(p, "idle.cold_prompt_ms of every run (0: always the full prompt)")
     p.set_defaults(func=_crossfile)
 

@@ -100,9 +100,11 @@ def tabs_for(case: CrossCase, modules: list[str], count: int, seed: int) -> list
 
 
 async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[str, Any],
-              pause_ms: float, index: int, server_log: Path | None = None) -> Answer:
+              pause_ms: float, index: int, server_log: Path | None = None,
+              highlight: bool = False) -> Answer:
     """One case with a fresh workspace and server (see the module docstring); the server's
-    debug log is appended to ``server_log`` if given."""
+    debug log is appended to ``server_log`` if given. ``highlight``: the client reports the
+    cursor when the file opens."""
     with tempfile.TemporaryDirectory(prefix="lsp-coder-crossfile-") as tmp:
         root = Path(tmp)
         target = make_workspace(source, case, root)
@@ -113,6 +115,8 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                 path = root / tab
                 session.open(path.as_uri(), path.read_text(encoding="utf-8"))
             session.open(target.as_uri(), case.text)
+            if highlight:
+                await session.highlight(case.offset)
             await asyncio.sleep(pause_ms / 1000)
             sent = time.perf_counter()
             suggestion = await session.inline(case.offset)
@@ -204,7 +208,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     for i, case in enumerate(cases):
         for name, options in plans.items():
             answer = await ask(case, sources[case.source], tabs[i], options,
-                               args.open_pause_ms, i, args.server_log)
+                               args.open_pause_ms, i, args.server_log, args.highlight)
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)

@@ -349,8 +349,9 @@ class CompletionService:
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
         ``window`` holds only the prompt's part before the text below the cursor, a ``full``
-        the full prompt; the other kinds the prompt a request for the state would read now
-        (the short one for a cold cache, see ``idle.cold_prompt_ms``). ``in_view``: the
+        the full prompt; a cursor the prompt a request there would read now (the short one
+        for a cold cache, see ``idle.cold_prompt_ms``), an Enter or accept branch the one
+        it will read once this prefill is done (``PromptPart``'s ``branch``). ``in_view``: the
         document the user is in now (see ``Backend.prefill``). Stops within one ubatch once
         ``cancelled`` is true, after the running chunk once ``stop`` is. None when there is
         no model or the backend cannot prefill.
@@ -362,7 +363,8 @@ class CompletionService:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         parts, budgets = self._parts(backend, req, preview=True)
         query = self._query(req, parts, budgets, cancelled=cancelled, stop_between_chunks=stop)
-        part = {"window": "shared", "full": "full"}.get(nxt.kind, "request")
+        part = {"window": "shared", "full": "full", "enter": "branch",
+                "accept": "branch"}.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)
 
     def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],

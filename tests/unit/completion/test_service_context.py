@@ -115,3 +115,26 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
     # 0: the file's lines only; 24: the section's first lines (and the open file's path
     # line); 512: the whole section.
     assert tokens[0] < tokens[24] <= tokens[0] + 24 + 12 < tokens[512]
+
+
+def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
+    root = workspace(tmp_path)
+    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    uri = (root / "pkg" / "app.py").as_uri()
+    service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200},
+                          context={"workspace": False})
+    try:
+        service.workspace_folders([root.as_uri()])
+        first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+        assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
+        path = str(root / "pkg" / "app.py")
+        for kind in ("cursor", "enter"):
+            branch = NextPrompt(kind, uri, path, text, len(text))
+            result = service.prefill(branch, branch.state(), lambda: False)
+            assert result is not None and result.short_prompt
+            if kind == "cursor":  # where the user is: what a request reads now
+                assert result.prompt_tokens == first.stats.prompt_tokens
+            else:  # a state the user has not reached: there is time to read the section
+                assert result.prompt_tokens > first.stats.prompt_tokens + 40
+    finally:
+        service.close()
