@@ -140,6 +140,9 @@ class IdleConfig:
     cold_context_tokens: int = _ranged(512, 0, MAX_TOKENS_ANY)
     """Of the other files' section, the short prompt keeps at most its first this many tokens
     (cut after a line's end); the full prompt read later reuses them."""
+    cold_context_first: bool = False
+    """The first answers in a file just opened wait for the short prompt with the section
+    (False: they come from the one without while idle work reads it)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

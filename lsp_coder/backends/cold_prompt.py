@@ -14,7 +14,7 @@ the measured prefill speed, else the one with the least left to read. Idle work 
 ones: an Enter or accept branch the short prompt with the section (``choose(with_section=)``),
 a ``full`` job that one, then the full prompt (``step_up``). So the first answer in a file just
 opened comes as soon as without other files, and the section joins the answers once idle work
-has read it.
+has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ class ColdPrompts:
         limit_ms = config.idle.cold_prompt_ms
         head = config.idle.cold_context_tokens
         short, short_new = self._short(short_query, config, head, start, len(full.tokens))
+        with_section = with_section or config.idle.cold_context_first
         if (not with_section and query.parts.extra and head
                 and not self._readable(short_new, limit_ms)):
             bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))

@@ -56,6 +56,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--cold-context", type=int, default=None, metavar="TOKENS",
                    help="also --cold, and a run like it with idle.cold_context_tokens = TOKENS (how"
                         " much of the other files' section the short prompt keeps)")
+    p.add_argument("--cold-context-first", action="store_true",
+                   help="also --cold, and a run like it with idle.cold_context_first = true"
+                        " (the first answers in a file wait for the section)")
     p.add_argument("--parts", action="store_true",
                    help="also a run with idle prefill only (no prefetch), and --cold")
     p.add_argument("--restart", action="store_true",
@@ -103,7 +106,8 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--sources", default=",".join(("in-file", *CROSSFILE_SOURCES, "all")),
                    help="comma-separated runs among in-file, " + ", ".join(CROSSFILE_SOURCES)
                         + ", all; NAME+full: also idle.cold_prompt_ms=0; NAME+coldN: also"
-                        " idle.cold_context_tokens=N")
+                        " idle.cold_context_tokens=N; NAME+first: also"
+                        " idle.cold_context_first=true")
     _open_pause(p, "time between opening the files and the request")
     p.add_argument("--highlight", action="store_true",
                    help="ask for the highlights at the cursor right after opening the case's"

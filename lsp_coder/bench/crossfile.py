@@ -11,7 +11,8 @@ rests ``--open-pause-ms``, and asks for one inline completion after the blank li
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
-``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps).
+``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps), one ending
+in ``+first`` ``idle.cold_context_first = true`` (the first answer waits for the section).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; writes the cases and
@@ -76,7 +77,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     source, _, variant = name.partition("+")
     cold = variant.removeprefix("cold")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not (
-            variant in ("", "full") or (variant.startswith("cold") and cold.isdigit())):
+            variant in ("", "full", "first") or (variant.startswith("cold") and cold.isdigit())):
         raise ValueError(f"unknown --sources run {name!r}")
     options = {section: dict(values) for section, values in base.items()}
     context = options.setdefault("context", {})
@@ -86,6 +87,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
         context["budget_tokens"] = 0
     if variant == "full":
         options.setdefault("idle", {})["cold_prompt_ms"] = 0
+    elif variant == "first":
+        options.setdefault("idle", {})["cold_context_first"] = True
     elif variant:
         options.setdefault("idle", {})["cold_context_tokens"] = int(cold)
     return options

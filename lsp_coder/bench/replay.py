@@ -297,11 +297,14 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
         plans = {"idle off": plans["idle off"],
                  "prefill": server_options(args, idle={"enabled": True, "prefetch": False}),
                  "idle on": plans["idle on"]}
-    if args.parts or args.cold or args.cold_context is not None:
+    if args.parts or args.cold or args.cold_context is not None or args.cold_context_first:
         cold = {"enabled": True, "cold_prompt_ms": args.cold_ms}
         if args.cold_tokens:
             cold["cold_prompt_tokens"] = args.cold_tokens
         plans["+cold prompt"] = server_options(args, idle=cold)
+        if args.cold_context_first:
+            plans["+cold, section first"] = server_options(
+                args, idle={**cold, "cold_context_first": True})
         if args.cold_context is not None:
             plans[f"+cold, section {args.cold_context}"] = server_options(
                 args, idle={**cold, "cold_context_tokens": args.cold_context})

@@ -213,6 +213,8 @@ def test_runs_switch_the_context_sources():
     assert base["idle"]["cold_prompt_ms"] == 1500  # the base is not changed
     cold = run_options("all+cold128", base)
     assert cold["idle"] == {"cold_prompt_ms": 1500, "cold_context_tokens": 128}
+    first = run_options("all+first", base)
+    assert first["idle"] == {"cold_prompt_ms": 1500, "cold_context_first": True}
     for wrong in ("everything", "all+cold", "all+coldx", "all+warm"):
         with pytest.raises(ValueError):
             run_options(wrong, base)

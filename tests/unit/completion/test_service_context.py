@@ -138,3 +138,22 @@ def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
                 assert result.prompt_tokens > first.stats.prompt_tokens + 40
     finally:
         service.close()
+
+
+def test_cold_context_first_makes_the_first_answer_wait_for_the_section(tiny_qwen, tmp_path):
+    root = workspace(tmp_path)
+    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    uri = (root / "pkg" / "app.py").as_uri()
+    tokens = {}
+    for first in (False, True):
+        service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
+                                               "cold_context_first": first},
+                              context={"workspace": False})
+        try:
+            service.workspace_folders([root.as_uri()])
+            answer = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+            assert answer.stats.short_prompt
+            tokens[first] = answer.stats.prompt_tokens
+        finally:
+            service.close()
+    assert tokens[True] > tokens[False] + 40
