@@ -109,3 +109,11 @@ def test_a_re_exported_name_falls_back_to_the_index(tmp_path, files):
     [(path, body)] = related.section(uri, text, len(text), 512, config,
                                      window_lines=(1, 0)).entries
     assert path == "web/barrel/impl.ts" and "level: number" in body
+
+
+def test_only_the_imports_start_is_parsed_and_code_below_it_changes_nothing():
+    head = "import {\n  a,\n  b\n} from './ab';\nconst x = require('./x');\n"
+    code = "".join(f"const v{i} = Array.from(a, b);\n" for i in range(2000))
+    found = imports("typescript", head + code)
+    assert set(found.bindings) == {"a", "b", "x"}
+    assert imports("typescript", head + code + "const typed = Array.fr") is found  # no parse
