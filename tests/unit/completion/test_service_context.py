@@ -32,6 +32,19 @@ def service_for(model: Path, **layer) -> CompletionService:
     return service
 
 
+LONG_APP = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+"""A file whose full prompt cannot be read in a millisecond."""
+
+
+def cold_service(model: Path, root: Path, **idle) -> CompletionService:
+    """A service where no prompt of more than a few tokens is read in time on a cold cache
+    (1 ms), short prompts of 200 tokens, ``root`` as the workspace."""
+    service = service_for(model, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200, **idle},
+                          context={"workspace": False})
+    service.workspace_folders([root.as_uri()])
+    return service
+
+
 def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qwen, tmp_path):
     root = workspace(tmp_path)
     uri = (root / "pkg" / "app.py").as_uri()
@@ -61,14 +74,11 @@ def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qw
 
 def test_a_cold_file_answers_first_without_the_section_then_with_it_then_in_full(tiny_qwen,
                                                                                  tmp_path):
-    # 1 ms: no prompt of more than a few tokens can be read in time on a cold cache.
     root = workspace(tmp_path)
-    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
-    service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200},
-                          context={"workspace": False})
+    service = cold_service(tiny_qwen, root)
     try:
-        service.workspace_folders([root.as_uri()])
         req = CompletionRequest(uri=uri, text=text, offset=len(text))
         first = service.complete(req)
         # The short prompt without the section: at most cold_prompt_tokens of the file.
@@ -95,15 +105,12 @@ def test_a_cold_file_answers_first_without_the_section_then_with_it_then_in_full
 def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_tokens(tiny_qwen,
                                                                                   tmp_path):
     root = workspace(tmp_path)
-    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
     tokens = {}
     for head in (0, 24, 512):
-        service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
-                                               "cold_context_tokens": head},
-                              context={"workspace": False})
+        service = cold_service(tiny_qwen, root, cold_context_tokens=head)
         try:
-            service.workspace_folders([root.as_uri()])
             if head:  # idle work reads the short prompt with that much of the section
                 full = NextPrompt("full", uri, str(root / "pkg" / "app.py"), text, len(text))
                 assert service.prefill(full, full.state(), lambda: False).short_prompt
@@ -119,12 +126,10 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
 
 def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
     root = workspace(tmp_path)
-    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
-    service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200},
-                          context={"workspace": False})
+    service = cold_service(tiny_qwen, root)
     try:
-        service.workspace_folders([root.as_uri()])
         first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
         assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
         path = str(root / "pkg" / "app.py")
@@ -142,15 +147,12 @@ def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
 
 def test_cold_context_first_makes_the_first_answer_wait_for_the_section(tiny_qwen, tmp_path):
     root = workspace(tmp_path)
-    text = "".join(f"total_{i:03} = add(total, {i})\n" for i in range(120)) + APP
+    text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
     tokens = {}
     for first in (False, True):
-        service = service_for(tiny_qwen, idle={"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
-                                               "cold_context_first": first},
-                              context={"workspace": False})
+        service = cold_service(tiny_qwen, root, cold_context_first=first)
         try:
-            service.workspace_folders([root.as_uri()])
             answer = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
             assert answer.stats.short_prompt
             tokens[first] = answer.stats.prompt_tokens
