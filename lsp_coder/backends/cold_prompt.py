@@ -65,7 +65,7 @@ class ColdPrompts:
         options = self._options(query, config, full)
         if options is None:
             return None
-        full_new, short_query, start = options
+        full_new, short_query, lines, start = options
         limit_ms = config.idle.cold_prompt_ms
         head = config.idle.cold_context_tokens
         short, short_new = self._short(short_query, config, head, start, len(full.tokens))
@@ -77,7 +77,6 @@ class ColdPrompts:
                 short, short_new = bare, bare_new
         if short_new >= full_new:
             return None
-        lines = query.parts.above.splitlines(keepends=True)
         with self._lock:
             self._anchors[query.uri] = lines[short.dropped_lines :
                                              short.dropped_lines + ANCHOR_LINES]
@@ -93,7 +92,7 @@ class ColdPrompts:
         options = self._options(query, config, full)
         if options is None:
             return None
-        _, short_query, start = options
+        _, short_query, _, start = options
         short, short_new = self._short(short_query, config, head, start, len(full.tokens))
         return None if self._readable(short_new, config.idle.cold_prompt_ms) else short
 
@@ -103,9 +102,9 @@ class ColdPrompts:
             self._anchors.pop(uri, None)
 
     def _options(self, query: FimQuery, config: Config,
-                 full: Prompt) -> tuple[int, FimQuery, int | None] | None:
-        """(what the cache lacks of ``full``, the short prompts' query, the window start to
-        keep) when short prompts apply, else None."""
+                 full: Prompt) -> tuple[int, FimQuery, list[str], int | None] | None:
+        """(what the cache lacks of ``full``, the short prompts' query, the lines above the
+        cursor, the window start to keep) when short prompts apply, else None."""
         idle = config.idle
         limit = idle.cold_prompt_tokens
         if not (idle.enabled and limit and idle.cold_prompt_ms) or len(full.tokens) <= limit:
@@ -115,8 +114,8 @@ class ColdPrompts:
             return None
         prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
         short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
-        start = self._anchored_start(query.uri, query.parts.above.splitlines(keepends=True))
-        return full_new, short_query, start
+        lines = query.parts.above.splitlines(keepends=True)
+        return full_new, short_query, lines, self._anchored_start(query.uri, lines)
 
     def _readable(self, new_tokens: int, limit_ms: int) -> bool:
         return new_tokens * self._engine.prefill_token_ms <= limit_ms

@@ -1,12 +1,12 @@
 """The other files' section of the prompt: what the cursor uses, from where it is defined.
 
 Sources, in the order they fill the budget: the definitions of the names used at the cursor
-(``definitions``: Python by its imports, other languages by the workspace index), then the
-windows most similar to the lines at the cursor, of open documents, of recently closed ones (as
-saved on disk), of the open one beyond its prompt's window and of files near it
-(``neighbours``). The section sits first in the prompt,
-so a change re-reads the whole prompt: it is recomputed only when what the cursor needs changes
-and otherwise kept as it was (see ``RelatedContext.section``).
+(``definitions``: Python, JavaScript and TypeScript by their imports, every language by the
+workspace index), then the windows most similar to the lines at the cursor, of open documents,
+of recently closed ones (as saved on disk), of the open one beyond its prompt's window and of
+files near it (``neighbours``). The section sits first in the prompt, so a change re-reads the
+whole prompt: it is recomputed only when what the cursor needs changes and otherwise kept as
+it was (see ``RelatedContext.section``).
 """
 
 from __future__ import annotations
