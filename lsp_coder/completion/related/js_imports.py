@@ -230,25 +230,31 @@ class ImportedDefinitions:
         from workspace files: a name imported by name or as a default, then a name read from
         a module imported whole (``ns.name``), at most ``limit``."""
         out: list[Found] = []
-        modules = [b for local, b in bindings.items()
+        files: dict[str, Path | None] = {}  # each specifier resolved once per call
+
+        def file_of(source: str) -> Path | None:
+            if source not in files:
+                files[source] = resolve(source, document)
+            return files[source]
+
+        modules = [b.source for local, b in bindings.items()
                    if b.exported == NAMESPACE and local in names]
         for name in names:
             if len(out) >= limit:
                 break
             binding = bindings.get(name)
             if binding is not None and binding.exported != NAMESPACE:
-                found = self._definition(name, binding.source, binding.exported, document)
+                found = self._definition(name, file_of(binding.source), binding.exported)
             else:
-                found = next((f for b in modules
-                              if (f := self._definition(name, b.source, name, document))), None)
+                found = next((f for source in modules
+                              if (f := self._definition(name, file_of(source), name))), None)
             if found is not None and all(f.file != found.file or f.name != found.name
                                          for f in out):
                 out.append(found)
         return out
 
-    def _definition(self, used: str, source: str, name: str, document: Path) -> Found | None:
-        """``name`` (or the default export) as the file ``source`` names defines it."""
-        file = resolve(source, document)
+    def _definition(self, used: str, file: Path | None, name: str) -> Found | None:
+        """``name`` (or the default export) as ``file`` defines it."""
         read = self._read(file) if file is not None else None
         if read is None:
             return None
