@@ -27,6 +27,10 @@ could not read it in time, and the result says ``short_prompt``)."""
 WINDOW_QUANTUM_LINES = 16
 """Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""
 
+IMPORTS_SHARE = 4
+"""The open file's import lines (``PromptParts.imports``) take at most 1/N of the prefix
+budget."""
+
 
 class StopReason(StrEnum):
     """Why a suggestion ended. A ``str``: records and stats carry the plain value."""
@@ -75,6 +79,8 @@ class PromptParts:
     """The workspace folder's name (the repository line of the model's format)."""
     path: str = ""
     """The open file's path, written before it when ``extra`` is not empty."""
+    imports: str = ""
+    """The open file's import lines above ``above`` (they go at its front)."""
 
     @property
     def prefix(self) -> str:

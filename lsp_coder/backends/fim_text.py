@@ -116,5 +116,5 @@ def build(template: FimText, parts: PromptParts) -> str:
     """The prompt text: other files (``repository``), then PSM with the recent lines and the
     typed line after the middle."""
     head = repository(template, parts.extra, parts.repo, parts.path)
-    return (f"{head}{template.prefix}{parts.above}{template.suffix}{parts.suffix}"
+    return (f"{head}{template.prefix}{parts.imports}{parts.above}{template.suffix}{parts.suffix}"
             f"{template.middle}{parts.recent}{parts.line_prefix}")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..engine.fim_template import FimTemplate
-from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import IMPORTS_SHARE, WINDOW_QUANTUM_LINES, PromptParts
 from .fim_text import FimText, file_entry, repository
 
 Tokenize = Callable[[str], list[int]]
@@ -168,7 +168,9 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     (a short prompt needs a finer step than a full one, or a step may drop most of it).
     ``window_drop_lines``: drop exactly that many, even past the prefix budget (to keep a
     window start the cache holds). ``extra_head_tokens``: only the start of the other files'
-    section, that many tokens at most (``_repository``).
+    section, that many tokens at most (``_repository``). The open file's import lines, when
+    the window starts below them, go at its front within ``1/IMPORTS_SHARE`` of the prefix
+    budget.
     """
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra = _repository(template, parts, tokenize, detokenize, extra_tokens,
@@ -190,9 +192,11 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if recent_room + typed_room > prefix_tokens:
         recent, recent_room = [], 0  # no room: dropped with the window above them
     typed = recent + typed
+    imports = _imports(parts.imports, tokenize, prefix_tokens // IMPORTS_SHARE)
     above, dropped = _fit_above(parts.above, tokenize,
-                                max(0, prefix_tokens - typed_room - recent_room),
+                                max(0, prefix_tokens - typed_room - recent_room - len(imports)),
                                 window_step_lines, window_drop_lines)
+    above = imports + above
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal, dropped)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
@@ -201,6 +205,24 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     else:
         body = [template.prefix] + above + [template.suffix] + suffix
     return Prompt(head + extra + body + [template.middle] + typed, heal, dropped)
+
+
+def _imports(text: str, tokenize: Tokenize, limit: int) -> list[int]:
+    """Tokens of the open file's import lines (``PromptParts.imports``): the first whole
+    lines within ``limit``."""
+    if not text:
+        return []
+    tokens = tokenize(text)
+    if len(tokens) <= limit:
+        return tokens
+    lines = text.splitlines(keepends=True)
+    kept, used = 0, 0
+    for line in lines:
+        used += len(tokenize(line))
+        if used > limit:
+            break
+        kept += 1
+    return tokenize("".join(lines[:kept])) if kept else []
 
 
 def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import IMPORTS_SHARE, WINDOW_QUANTUM_LINES, PromptParts
 from .context import CHARS_PER_TOKEN
 
 Count = Callable[[str], int]
@@ -18,11 +18,14 @@ Count = Callable[[str], int]
 
 def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_tokens: int,
               extra_tokens: int) -> PromptParts:
-    """``parts`` with ``above``, ``suffix`` and ``extra`` held to their budgets."""
+    """``parts`` with ``imports``, ``above``, ``suffix`` and ``extra`` held to their
+    budgets."""
     # The typed line changes at every key: estimated, so counting it costs no request.
     typed = len(parts.line_prefix) // CHARS_PER_TOKEN + 1
     recent = count(parts.recent) if parts.recent else 0
-    above = _trim_front(parts.above, max(0, prefix_tokens - typed - recent), count)
+    imports = _trim_back(parts.imports, prefix_tokens // IMPORTS_SHARE, count, step=1)
+    used_above = typed + recent + (count(imports) if imports else 0)
+    above = _trim_front(parts.above, max(0, prefix_tokens - used_above), count)
     suffix = _trim_back(parts.suffix, suffix_tokens, count)
     extra: list[tuple[str, str]] = []
     # The repository line and the open file's path line come with the first other file.
@@ -34,7 +37,7 @@ def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_to
         extra.append((path, body))
         used += n
     return PromptParts(tuple(extra), above, parts.line_prefix, suffix, parts.recent,
-                       parts.repo, parts.path)
+                       parts.repo, parts.path, imports)
 
 
 def _trim_front(text: str, budget: int, count: Count) -> str:
@@ -44,8 +47,8 @@ def _trim_front(text: str, budget: int, count: Count) -> str:
     return text
 
 
-def _trim_back(text: str, budget: int, count: Count) -> str:
+def _trim_back(text: str, budget: int, count: Count, step: int = WINDOW_QUANTUM_LINES) -> str:
     while text and count(text) > budget:
         lines = text.splitlines(keepends=True)
-        text = "".join(lines[: max(0, len(lines) - WINDOW_QUANTUM_LINES)])
+        text = "".join(lines[: max(0, len(lines) - step)])
     return text

@@ -28,6 +28,7 @@ from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
+from .related.import_head import import_head
 from .related.text import uri_to_path
 from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
@@ -295,6 +296,10 @@ class CompletionService:
         parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
                                suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
         window = (parts.above.count("\n") + parts.recent.count("\n"), parts.suffix.count("\n"))
+        if self.config.context.imports:
+            start = req.offset - len(parts.line_prefix) - len(parts.recent) - len(parts.above)
+            parts = replace(parts, imports=import_head(req.text, start, uri_to_path(req.uri),
+                                                       req.language_id))
         section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
                                        self.config, record=not preview, window_lines=window)
         parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)

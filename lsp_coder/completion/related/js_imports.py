@@ -87,6 +87,8 @@ class Imports:
     """Each name bound, to its binding."""
     lines: frozenset[str]
     """The import statements' lines, stripped (names there are not uses)."""
+    statements: tuple[str, ...] = ()
+    """The import statements as written, in document order."""
 
 
 NO_IMPORTS = Imports({}, frozenset())
@@ -141,6 +143,7 @@ def _imports(language: str, head: str) -> Imports:
     tree = Parser(grammar).parse(data)
     out: dict[str, Binding] = {}
     lines: set[str] = set()
+    statements: dict[int, str] = {}
     for _pattern, captures in QueryCursor(query).matches(tree.root_node):
         source = _text(captures, "source")
         if not source:
@@ -149,6 +152,7 @@ def _imports(language: str, head: str) -> Imports:
         while statement.parent is not None and statement.type not in STATEMENTS:
             statement = statement.parent
         text = data[statement.start_byte : statement.end_byte].decode("utf-8", "replace")
+        statements[statement.start_byte] = text
         lines.update(line.strip() for line in text.splitlines())
         if "default" in captures:
             out.setdefault(_text(captures, "default"), Binding(DEFAULT, source))
@@ -157,7 +161,7 @@ def _imports(language: str, head: str) -> Imports:
         elif "name" in captures:
             name = _text(captures, "name").strip("'\"")
             out.setdefault(_text(captures, "alias") or name, Binding(name, source))
-    return Imports(out, frozenset(lines))
+    return Imports(out, frozenset(lines), tuple(statements[k] for k in sorted(statements)))
 
 
 def without_imports(nearby: str, found: Imports) -> str:

@@ -64,3 +64,14 @@ def test_fit_parts_trims_whole_window_steps_from_the_far_ends():
     assert fitted.suffix.startswith("b0 y\n") and fitted.suffix.endswith("b23 y\n")
     assert fitted.extra == (("u.py", "one two"),)
     assert fitted.line_prefix == "z"
+
+
+def test_fit_parts_holds_the_files_imports_to_a_quarter_of_the_prefix_first():
+    above = "".join(f"a{i} x\n" for i in range(40))  # 80 words
+    imports = "".join(f"import m{i}\n" for i in range(10))  # 20 words
+    parts = PromptParts((), above, "z", "\n", imports=imports)
+    fitted = fit_parts(parts, count_words, prefix_tokens=50, suffix_tokens=48, extra_tokens=0)
+    assert fitted.imports == "".join(f"import m{i}\n" for i in range(6))  # 12 of 50 // 4
+    assert count_words(fitted.imports) + count_words(fitted.above) <= 49
+    # 37 words left: 16 lines dropped leave 48, 32 leave 16
+    assert fitted.above.endswith("a39 x\n") and fitted.above.startswith("a32 x\n")

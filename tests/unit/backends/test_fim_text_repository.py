@@ -26,3 +26,9 @@ def test_codellama_gets_path_comments_and_no_other_files_means_no_header():
         "# pkg/core.py\ndef scale(x):\n    ...\n// main.go\n<PRE> a\n <SUF>\n <MID>b")
     assert build(FAMILIES["qwen"], parts((), "m.py")) == (
         "<|fim_prefix|>a\n<|fim_suffix|>\n<|fim_middle|>b")
+
+
+def test_the_open_files_imports_start_its_window():
+    with_imports = PromptParts((), "a\n", "b", "\n", imports="import os\n")
+    assert build(FAMILIES["qwen"], with_imports) == (
+        "<|fim_prefix|>import os\na\n<|fim_suffix|>\n<|fim_middle|>b")

@@ -195,3 +195,22 @@ def test_the_short_prompt_keeps_the_start_of_the_full_prompts_section():
     assert _repo_prompt(qwen, head=20) == "<PRE>x = 1\n<SUF>\n<MID>y = s"
     # A head budget the whole section fits changes nothing.
     assert _repo_prompt(qwen, head=1000) == full
+
+
+def test_the_files_imports_go_at_the_windows_front_within_a_quarter_of_the_prefix():
+    above = "".join(f"value_{i} = compute({i})\n" for i in range(200))
+    detok = lambda t: "".join(map(chr, t))  # noqa: E731
+    few = "import os\nfrom pkg.core import Engine\n"
+    parts = PromptParts((), above, "    ", "\n", imports=few)
+    prompt = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize, detok, prefix_tokens=1000,
+                          suffix_tokens=100, extra_tokens=0).tokens
+    prefix = detok(prompt[prompt.index(1) + 1 : prompt.index(2)])
+    assert prefix.startswith(few + "value_") and len(prefix) <= 1000
+    assert prefix.endswith("value_199 = compute(199)\n")
+    many = "".join(f"import module_{i}\n" for i in range(100))  # 1,890 characters
+    parts = PromptParts((), above, "    ", "\n", imports=many)
+    prompt = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize, detok, prefix_tokens=1000,
+                          suffix_tokens=100, extra_tokens=0).tokens
+    prefix = detok(prompt[prompt.index(1) + 1 : prompt.index(2)])
+    kept = prefix[: prefix.index("value_")]
+    assert many.startswith(kept) and kept.endswith("\n") and 230 <= len(kept) <= 250

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from lsp_coder.backends.fim_text import file_entry
@@ -159,3 +160,33 @@ def test_cold_context_first_makes_the_first_answer_wait_for_the_section(tiny_qwe
         finally:
             service.close()
     assert tokens[True] > tokens[False] + 40
+
+
+def test_far_down_a_long_file_its_imports_reach_the_prompt(tiny_qwen, tmp_path):
+    from lsp_coder.backends.local_prompt import build_prompt
+    from lsp_coder.completion.context import split_document
+    from lsp_coder.completion.related.import_head import import_head
+
+    text = "from pkg.core import Engine\n" + LONG_APP.replace(APP, "") * 3 + "engine = "
+    uri = (tmp_path / "app.py").as_uri()
+    counts = {}
+    for imports in (False, True):
+        service = service_for(tiny_qwen, idle={"enabled": False},
+                              completion={"max_tokens": 4, "prefix_tokens": 512,
+                                          "recent_lines": 0},
+                              context={"imports": imports, "workspace": False,
+                                       "open_files": False})
+        try:
+            answer = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+            counts[imports] = answer.stats.prompt_tokens
+            engine = service.backend.engine
+            parts = split_document(text, len(text), prefix_tokens=512, suffix_tokens=256)
+            head = import_head(text, len(text) - len(parts.line_prefix) - len(parts.above),
+                               tmp_path / "app.py", "python")
+            expected = build_prompt(engine.template, replace(parts, imports=head),
+                                    engine.tokenize, engine.detokenize, prefix_tokens=512,
+                                    suffix_tokens=256, extra_tokens=0).tokens
+        finally:
+            service.close()
+    assert head == "from pkg.core import Engine\n"
+    assert counts[True] == len(expected) and counts[False] != counts[True]
