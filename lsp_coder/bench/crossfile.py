@@ -12,7 +12,8 @@ The runs differ only in the ``[context]`` sources the server may use: none (``in
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
 ``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps), one ending
-in ``+first`` ``idle.cold_context_first = true`` (the first answer waits for the section).
+in ``+first`` ``idle.cold_context_first = true`` (the first answer waits for the section), one
+with ``+noimports`` ``context.imports = false``; they combine (``in-file+full+noimports``).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; writes the cases and
@@ -74,10 +75,10 @@ class Answer:
 
 def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
-    source, _, variant = name.partition("+")
-    cold = variant.removeprefix("cold")
-    if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not (
-            variant in ("", "full", "first") or (variant.startswith("cold") and cold.isdigit())):
+    source, *variants = name.split("+")
+    if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
+            v in ("full", "first", "noimports") or (v.startswith("cold") and v[4:].isdigit())
+            for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
     options = {section: dict(values) for section, values in base.items()}
     context = options.setdefault("context", {})
@@ -85,12 +86,16 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
         context[switch] = source in (switch, "all")
     if source == "in-file":
         context["budget_tokens"] = 0
-    if variant == "full":
-        options.setdefault("idle", {})["cold_prompt_ms"] = 0
-    elif variant == "first":
-        options.setdefault("idle", {})["cold_context_first"] = True
-    elif variant:
-        options.setdefault("idle", {})["cold_context_tokens"] = int(cold)
+    idle = options.setdefault("idle", {})
+    for variant in variants:
+        if variant == "full":
+            idle["cold_prompt_ms"] = 0
+        elif variant == "first":
+            idle["cold_context_first"] = True
+        elif variant == "noimports":
+            context["imports"] = False
+        else:
+            idle["cold_context_tokens"] = int(variant[4:])
     return options
 
 
