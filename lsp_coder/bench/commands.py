@@ -107,8 +107,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                    help="comma-separated runs among in-file, " + ", ".join(CROSSFILE_SOURCES)
                         + ", all; NAME+full: also idle.cold_prompt_ms=0; NAME+coldN: also"
                         " idle.cold_context_tokens=N; NAME+first: also"
-                        " idle.cold_context_first=true; NAME+noimports: also"
-                        " context.imports=false (they combine: in-file+full+noimports)")
+                        " idle.cold_context_first=true; NAME+imports,"
+                        " NAME+noimports: also context.imports=true or false (they combine:"
+                        " in-file+full+imports)")
     _open_pause(p, "time between opening the files and the request")
     p.add_argument("--highlight", action="store_true",
                    help="ask for the highlights at the cursor right after opening the case's"

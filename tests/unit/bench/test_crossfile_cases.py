@@ -215,8 +215,9 @@ def test_runs_switch_the_context_sources():
     assert cold["idle"] == {"cold_prompt_ms": 1500, "cold_context_tokens": 128}
     first = run_options("all+first", base)
     assert first["idle"] == {"cold_prompt_ms": 1500, "cold_context_first": True}
-    both = run_options("in-file+full+noimports", base)
-    assert both["idle"] == {"cold_prompt_ms": 0} and both["context"]["imports"] is False
+    both = run_options("in-file+full+imports", base)
+    assert both["idle"] == {"cold_prompt_ms": 0} and both["context"]["imports"] is True
+    assert run_options("all+noimports", base)["context"]["imports"] is False
     for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm"):
         with pytest.raises(ValueError):
             run_options(wrong, base)
