@@ -18,8 +18,12 @@ from pathlib import Path
 from . import js_imports, tags
 from .python_defs import IMPORT_SCAN_CHARS
 
-PYTHON_IMPORT = re.compile(r"(?:import|from)[ \t]")
-"""A module-level Python import statement's start (at the line's start: not a function's)."""
+PYTHON_IMPORT = re.compile(
+    r"from[ \t]+\.*[\w.]*[ \t]+import\b"
+    r"|import[ \t]+[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*"
+    r"[ \t]*,?[ \t]*\\?[ \t]*(?:#.*)?$")
+"""A module-level Python import statement's first line (at the line's start: not a
+function's; a docstring's line of prose that starts with "from" or "import" is not one)."""
 
 C_INCLUDE = re.compile(r"[ \t]*#[ \t]*include\b")
 """A C or C++ ``#include`` line."""

@@ -16,10 +16,13 @@ def _head(text: str, path: str, language_id: str = "") -> str:
 
 
 def test_python_module_level_imports_with_their_continuation_lines():
-    text = ('"""Doc."""\nimport os\nfrom .events import (Handle,\n    TimerHandle)\n'
+    text = ('"""Doc.\n\nfrom the start, import this module\n"""\nimport os\n'
+            "from .events import (Handle,\n    TimerHandle)\n"
+            "import os.path as p, sys  # both\n"
             "from . import \\\n    protocols\nx = 1\n\ndef f():\n    import json\n" + BODY)
     assert _head(text, "pkg/app.py") == ("import os\nfrom .events import (Handle,\n"
-                                         "    TimerHandle)\nfrom . import \\\n    protocols\n")
+                                         "    TimerHandle)\nimport os.path as p, sys  # both\n"
+                                         "from . import \\\n    protocols\n")
 
 
 def test_only_the_imports_above_the_window_count():
