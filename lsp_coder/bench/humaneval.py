@@ -47,14 +47,13 @@ def line_items(problem: dict, folder: Path) -> list[Span]:
     """One item per non-blank line of the problem's canonical solution."""
     prompt, solution = problem["prompt"], problem["canonical_solution"]
     path = folder / (problem["task_id"].replace("/", "_") + ".py")
+    text = prompt + solution
     items = []
     start = len(prompt)
     for line in solution.split("\n"):
-        code = line.strip()
-        if code:
+        if line.strip():
             cursor = start + len(line) - len(line.lstrip())
             end = start + len(line.rstrip())
-            text = prompt + solution
             items.append(Span(str(path), "python", text[:cursor] + text[end:], cursor,
                               text[cursor:end]))
         start += len(line) + 1

@@ -66,7 +66,6 @@ def _python(head: str) -> list[str]:
             out.append(line)
         elif PYTHON_IMPORT.match(line):
             out.append(line)
-            depth = 0
         else:
             continue
         depth = max(0, depth + line.count("(") - line.count(")"))
