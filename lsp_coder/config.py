@@ -155,7 +155,7 @@ class ContextConfig:
     """The definitions of the imported names used around the cursor."""
     open_files: bool = True
     """Chunks of open and recently edited documents that share identifiers with the cursor's."""
-    imports: bool = False
+    imports: bool = True
     """The open file's import lines at the front of its window when the window starts below
     them (Python, JavaScript, TypeScript, C, C++)."""
     workspace: bool = True

@@ -9,6 +9,8 @@ Three prompts, richest first:
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
 - the short one without the section.
 
+Short prompts leave the open file's import lines out (``context.imports``).
+
 A request reads the richest whose uncached part can be read within ``idle.cold_prompt_ms`` at
 the measured prefill speed, else the one with the least left to read. Idle work reads richer
 ones: an Enter or accept branch the short prompt with the section (``choose(with_section=)``),
@@ -113,7 +115,10 @@ class ColdPrompts:
         if self._readable(full_new, idle.cold_prompt_ms):
             return None
         prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
-        short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix)
+        # The file's import lines stay out of short prompts: they would make the first
+        # answer in a file just opened read them, and the full prompt has them.
+        short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix,
+                              parts=replace(query.parts, imports=""))
         lines = query.parts.above.splitlines(keepends=True)
         return full_new, short_query, lines, self._anchored_start(query.uri, lines)
 

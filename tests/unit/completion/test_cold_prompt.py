@@ -41,3 +41,31 @@ def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
         assert evaluated[True] <= 12 and evaluated[False] > 200, evaluated
     finally:
         service.close()
+
+
+def test_the_short_prompt_leaves_the_files_imports_to_the_full_one(tiny_qwen):
+    from dataclasses import replace
+
+    from lsp_coder.completion.context import split_document
+    from lsp_coder.shared_types import FimQuery
+
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
+                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        backend = service.backend
+        engine = backend.engine
+        imports = "import zoneinfo_marker_module\n"
+        parts = split_document(TEXT, len(TEXT), prefix_tokens=1024, suffix_tokens=256)
+        query = FimQuery(uri="file:///imports.py", parts=replace(parts, imports=imports))
+        full = backend._prompt(query, config)
+        short = backend._cold.choose(query, config, full)
+        bare = backend._prompt(replace(query, parts=parts), config)
+        without = backend._cold.choose(replace(query, parts=parts), config, bare)
+        marker = engine.tokenize(imports)
+        assert short is not None and without is not None
+        assert short.tokens == without.tokens
+        assert full.tokens[1 : 1 + len(marker)] == marker  # after the prefix token
+    finally:
+        service.close()
