@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .llama import Context
+from .llama_context import Context
 
 CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 

@@ -14,7 +14,8 @@ from .costs import BatchCosts
 from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
-from .llama import Context, ContextParams, Model, ModelLoadError, ModelParams, build_has_amx
+from .llama import Model, ModelLoadError, ModelParams, build_has_amx
+from .llama_context import Context, ContextParams
 from .prefill import prefill
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch

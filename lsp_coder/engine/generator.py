@@ -12,7 +12,8 @@ import numpy as np
 from ..shared_types import RequestStats, StopReason, StopRule
 from .costs import BatchCosts, DrafterRecord
 from .greedy_memory import GreedyMemory
-from .llama import Context, DecodeAborted, Model
+from .llama import DecodeAborted, Model
+from .llama_context import Context
 from .prefix_cache.manager import PrefixCache
 from .sampling import pick, verify
 from .speculative import Draft, Drafter

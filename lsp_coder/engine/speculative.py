@@ -13,7 +13,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .llama import Context, Model
+from .llama import Model
+from .llama_context import Context
 from .prefix_cache.manager import PrefixCache
 from .prefix_cache.shifting import common_prefix
 from .sampling import softmax

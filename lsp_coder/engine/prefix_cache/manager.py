@@ -7,7 +7,8 @@ context and makes room as it goes.
 
 from __future__ import annotations
 
-from ..llama import Context, KvCacheFull
+from ..llama import KvCacheFull
+from ..llama_context import Context
 from .block_table import BlockTable
 from .records import Prepared, PromptTooLong
 from .shifting import common_prefix

@@ -6,7 +6,8 @@ import pytest
 
 from lsp_coder.engine.generator import GenerateRequest, Generator
 from lsp_coder.engine.greedy_memory import GreedyMemory
-from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.llama import Model, ModelParams
+from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 from lsp_coder.engine.speculative import NGramLookup, PreviousSuggestion
 

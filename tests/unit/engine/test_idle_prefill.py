@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lsp_coder.engine.generator import GenerateRequest, Generator
-from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.llama import Model, ModelParams
+from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefill import prefill
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 from tests.unit.engine.test_prefix_cache import SOURCE_A, SOURCE_B, fresh_greedy

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from lsp_coder.engine.generator import GenerateRequest, Generator
-from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.llama import Model, ModelParams
+from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.hashing import chain_hashes
 from lsp_coder.engine.prefix_cache.manager import PrefixCache, PromptTooLong
 

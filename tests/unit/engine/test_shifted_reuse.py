@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lsp_coder.engine.generator import GenerateRequest, Generator
-from lsp_coder.engine.llama import Context, ContextParams, Model, ModelParams
+from lsp_coder.engine.llama import Model, ModelParams
+from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 
 LINES = [f"def step_{i}(state):\n    state.value += {i}\n    return state\n\n" for i in range(30)]
