@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cachetools import LRUCache
-
 from . import tags
-from .text import file_stamp, source_bytes
+from .text import FileReads
 
 LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 """The languages whose imports are read here."""
@@ -225,8 +223,7 @@ class ImportedDefinitions:
 
     def __init__(self, max_file_bytes: int) -> None:
         self.max_file_bytes = max_file_bytes
-        self._files: LRUCache[Path, tuple[tuple[int, int], list[str], list[tags.Tag]]] = (
-            LRUCache(FILES_CACHED))
+        self._files = FileReads(max_file_bytes, _lines_and_tags, FILES_CACHED)
 
     def find(self, bindings: dict[str, Binding], names: list[str], document: Path,
              limit: int) -> list[Found]:
@@ -278,17 +275,14 @@ class ImportedDefinitions:
         return Found(used, file, tag.name, tags.render(tag, lines, file_tags))
 
     def _read(self, file: Path) -> tuple[list[str], list[tags.Tag]] | None:
-        stamp = file_stamp(file)
-        language = tags.language_of(file.suffix)
-        if stamp is None or language is None:
+        if tags.language_of(file.suffix) is None:
             return None
-        cached = self._files.get(file)
-        if cached is not None and cached[0] == stamp:
-            return cached[1], cached[2]
-        data = source_bytes(file, stamp[0], self.max_file_bytes)
-        if data is None:
-            return None
-        lines = data.decode("utf-8", "replace").splitlines(keepends=True)
-        file_tags = tags.definitions(language, data)
-        self._files[file] = (stamp, lines, file_tags)
-        return lines, file_tags
+        return self._files.get(file)
+
+
+def _lines_and_tags(file: Path, data: bytes) -> tuple[list[str], list[tags.Tag]]:
+    """A file's lines and its definitions (a file of a language ``tags`` reads)."""
+    language = tags.language_of(file.suffix)
+    assert language is not None
+    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
+    return lines, tags.definitions(language, data)

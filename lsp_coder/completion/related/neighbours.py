@@ -12,17 +12,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cachetools import LRUCache
-
 from . import tags
 from .python_defs import IMPORT_START, find_module, imports, search_roots
-from .text import file_stamp, source_bytes
+from .text import FileReads
 
 NEIGHBOURS_MAX = 8
 """At most this many files near the document are read (imported ones first)."""
 
 FOLDER_SCAN_MAX = 256
 """At most this many entries of the document's folder are looked at."""
+
+
+TEXTS_KEPT = 64
+"""Files whose text is kept between requests (the ones read last)."""
 
 
 class NeighbourFiles:
@@ -34,7 +36,8 @@ class NeighbourFiles:
 
     def __init__(self, max_file_bytes: int) -> None:
         self.max_file_bytes = max_file_bytes
-        self._texts: LRUCache[Path, tuple[tuple[int, int], str | None]] = LRUCache(64)
+        self._texts = FileReads(max_file_bytes, lambda _file, data: data.decode("utf-8", "replace"),
+                                TEXTS_KEPT)
 
     def near(self, path: Path, head: str, roots: tuple[Path, ...],
              skip: set[Path]) -> list[tuple[Path, str]]:
@@ -64,16 +67,7 @@ class NeighbourFiles:
 
     def read(self, file: Path) -> str | None:
         """The file's text, or None when it cannot be read, is too large or is binary."""
-        stamp = file_stamp(file)
-        if stamp is None:
-            return None
-        cached = self._texts.get(file)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-        data = source_bytes(file, stamp[0], self.max_file_bytes)
-        text = None if data is None else data.decode("utf-8", "replace")
-        self._texts[file] = (stamp, text)
-        return text
+        return self._texts.get(file)
 
 
 def _imported_files(path: Path, head: str, roots: tuple[Path, ...]) -> list[Path]:

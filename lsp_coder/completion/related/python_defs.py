@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cachetools import LRUCache
-
 from .python_render import Imported, ParsedModule, parse_module
-from .text import file_stamp, source_bytes
+from .text import FileReads
 
 IMPORT_START = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+\w)", re.M)
 
@@ -134,7 +132,8 @@ class PythonDefinitions:
 
     def __init__(self, max_file_bytes: int) -> None:
         self.max_file_bytes = max_file_bytes
-        self._modules: LRUCache[Path, ParsedModule | None] = LRUCache(maxsize=MODULES_CACHED)
+        self._modules = FileReads(max_file_bytes, lambda _file, data: parse_module(data),
+                                  MODULES_CACHED)
 
     def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
              roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:
@@ -222,16 +221,7 @@ class PythonDefinitions:
     def _module(self, file: Path) -> ParsedModule | None:
         """The parsed module at ``file`` (cached while its size and time stay the same);
         None when it cannot be read or is too large."""
-        stamp = file_stamp(file)
-        if stamp is None:
-            return None
-        cached = self._modules.get(file)
-        if cached is not None and cached.stamp == stamp:
-            return cached
-        source = source_bytes(file, stamp[0], self.max_file_bytes)
-        parsed = None if source is None else parse_module(source, stamp)
-        self._modules[file] = parsed
-        return parsed
+        return self._modules.get(file)
 
 
 def search_roots(path: Path | None, roots: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -39,8 +39,6 @@ class Imported:
 class ParsedModule:
     """What a parsed file offers: rendered top-level definitions and its re-exports."""
 
-    stamp: tuple[int, int]
-    """(size, mtime_ns) of the file when it was read."""
     defined: dict[str, str]
     """Top-level name -> its rendered text."""
     outline: list[tuple[str, str]]
@@ -51,7 +49,7 @@ class ParsedModule:
     """``from x import *`` modules, looked in when a name is not found."""
 
 
-def parse_module(source: bytes, stamp: tuple[int, int]) -> ParsedModule:
+def parse_module(source: bytes) -> ParsedModule:
     """Render the top-level definitions of ``source``; a file with a syntax error gets its
     definitions from tree-sitter's error-tolerant parse instead."""
     text = source.decode("utf-8", "replace")
@@ -64,7 +62,7 @@ def parse_module(source: bytes, stamp: tuple[int, int]) -> ParsedModule:
                                            for o in found if o is not t)]
         outline = [(t.name, _ellipsis(lines[t.start_line])) for t in top
                    if t.start_line < len(lines)]
-        return ParsedModule(stamp, {t.name: tags.render(t, lines, found) for t in top},
+        return ParsedModule({t.name: tags.render(t, lines, found) for t in top},
                             outline, {}, [])
     defined: dict[str, str] = {}
     outline: list[tuple[str, str]] = []
@@ -92,7 +90,7 @@ def parse_module(source: bytes, stamp: tuple[int, int]) -> ParsedModule:
                 else:
                     reexports[alias.asname or alias.name] = Imported(
                         node.module or "", node.level, alias.name)
-    return ParsedModule(stamp, defined, outline, reexports, star)
+    return ParsedModule(defined, outline, reexports, star)
 
 
 def _header(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,

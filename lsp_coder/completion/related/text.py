@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable, Generic, TypeVar
 from urllib.parse import unquote, urlparse
+
+from cachetools import LRUCache
+
+T = TypeVar("T")
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -67,6 +72,29 @@ def source_bytes(file: Path, size: int, max_bytes: int) -> bytes | None:
     except OSError:
         return None
     return None if b"\0" in data[:BINARY_PROBE_BYTES] else data
+
+
+class FileReads(Generic[T]):
+    """What ``derive`` makes of each file's bytes, made again only when the file's size or
+    modification time changes; None for a file that is gone, larger than ``max_bytes``,
+    unreadable or binary. The ``maxsize`` files used last are kept. Not thread-safe."""
+
+    def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int) -> None:
+        self.max_bytes = max_bytes
+        self._derive = derive
+        self._kept: LRUCache[Path, tuple[tuple[int, int], T | None]] = LRUCache(maxsize)
+
+    def get(self, file: Path) -> T | None:
+        stamp = file_stamp(file)
+        if stamp is None:
+            return None
+        kept = self._kept.get(file)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        data = source_bytes(file, stamp[0], self.max_bytes)
+        value = None if data is None else self._derive(file, data)
+        self._kept[file] = (stamp, value)
+        return value
 
 
 def uri_to_path(uri: str) -> Path | None:

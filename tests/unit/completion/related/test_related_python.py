@@ -111,6 +111,6 @@ def test_an_outline_entry_ends_at_the_definitions_colon():
 
     source = (b"class Handler(Base):\n\n    # why\n    def run(self):\n        pass\n\n\n"
               b"def long_one(a,\n             b):\n    return a\n")
-    assert parse_module(source, (0, 0)).outline == [
+    assert parse_module(source).outline == [
         ("Handler", "class Handler(Base): ...\n"),
         ("long_one", "def long_one(a,\n             b): ...\n")]
