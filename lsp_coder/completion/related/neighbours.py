@@ -22,7 +22,6 @@ NEIGHBOURS_MAX = 8
 FOLDER_SCAN_MAX = 256
 """At most this many entries of the document's folder are looked at."""
 
-
 TEXTS_KEPT = 64
 """Files whose text is kept between requests (the ones read last)."""
 
