@@ -1,5 +1,6 @@
 """llama.cpp's process-wide setup and its models (through llama-cpp-python's low-level ctypes
-API); ``llama_context.py`` holds the contexts. These two are the only modules that call it.
+API); ``llama_context.py`` holds the contexts. These two are the engine's only modules that
+call it (``backends/local_vocab.py`` reads a GGUF's vocabulary through it too).
 
 Every call that could abort the whole process in ggml is guarded: model loading never uses
 ggml's extra buffer types unless asked to (the AMX one crashes on some CPUs), and decodes are
