@@ -80,7 +80,7 @@ class FileReads(Generic[T]):
     unreadable or binary. The ``maxsize`` files used last are kept. Not thread-safe."""
 
     def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int) -> None:
-        self.max_bytes = max_bytes
+        self._max_bytes = max_bytes
         self._derive = derive
         self._kept: LRUCache[Path, tuple[tuple[int, int], T | None]] = LRUCache(maxsize)
 
@@ -91,7 +91,7 @@ class FileReads(Generic[T]):
         kept = self._kept.get(file)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        data = source_bytes(file, stamp[0], self.max_bytes)
+        data = source_bytes(file, stamp[0], self._max_bytes)
         value = None if data is None else self._derive(file, data)
         self._kept[file] = (stamp, value)
         return value
