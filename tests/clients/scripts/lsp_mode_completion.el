@@ -33,11 +33,25 @@
   (seq-find (lambda (w) (eq (lsp--client-server-id (lsp--workspace-client w)) server-id))
             (lsp-workspaces)))
 
+(defun lsp-coder-test--stats ()
+  "lsp-coder's lspCoder.stats.
+Asked asynchronously: lsp-mode 8's `lsp-request' throws out of the process filter when its
+answer arrives, dropping whatever else that read held after it (such as the log message
+naming the loaded model)."
+  (let (answer)
+    (with-lsp-workspace (lsp-coder-test--workspace 'lsp-coder)
+      (lsp-request-async "workspace/executeCommand" '(:command "lspCoder.stats" :arguments [])
+                         (lambda (stats) (setq answer stats))
+                         :error-handler (lambda (err) (setq answer (list :error err)))
+                         :mode 'detached))
+    (lsp-coder-test--wait "lspCoder.stats" (lambda () answer))
+    (when (eq (car-safe answer) :error)
+      (error "lspCoder.stats failed: %S" (cadr answer)))
+    answer))
+
 (defun lsp-coder-test--model-loaded ()
   "Whether lsp-coder's model has loaded (its lspCoder.stats)."
-  (let* ((stats (with-lsp-workspace (lsp-coder-test--workspace 'lsp-coder)
-                  (lsp-request "workspace/executeCommand"
-                               '(:command "lspCoder.stats" :arguments []))))
+  (let* ((stats (lsp-coder-test--stats))
          (totals (gethash "totals" stats)))
     (when-let ((err (gethash "error" totals)))
       (error "The model failed to load: %s" err))
