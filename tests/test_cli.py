@@ -185,6 +185,31 @@ def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tin
     assert "total = scaled(side * h, 0)" in (pkg / "shape0.py").read_text()
 
 
+@pytest.mark.real_model
+def test_bench_crossfile_filter_keeps_the_cases_the_filter_model_misses(tmp_path, tiny_qwen,
+                                                                        real_small_model):
+    """--filter-model: a line the file repeats five times is left out (the 0.5B gets it from
+    the file alone); a line nothing in the file shows is kept."""
+    pkg = tmp_path / "calc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "units.py").write_text("def scaled(value, factor):\n    return value * factor\n")
+    (pkg / "easy.py").write_text("from .units import scaled\n\n" + "".join(
+        f"\ndef area{i}(w, h):\n    total = scaled(w * h, 2)\n    return total\n\n"
+        for i in range(6)))
+    (pkg / "odd.py").write_text("from .units import scaled\n\n\ndef odd(w, h):\n"
+                                "    q = scaled(h - 7 * w, 41) ** 3 % 17\n    return q\n")
+    result = run("bench", "crossfile", str(pkg), "--cases", "5", "--per-file", "1",
+                 "--sources", "in-file", "--alone", "--open-pause-ms", "0",
+                 "--filter-model", str(real_small_model), "--model", str(tiny_qwen),
+                 "--draft", "none", "--max-tokens", "24", "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "= (left out)" in result.stdout and "x (kept)" in result.stdout, result.stdout
+    raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
+    assert [c["path"] for c in raw["cases"]] == ["calc/odd.py"]
+    assert raw["filter"].startswith("1 of 2 asked")
+
+
 def test_bench_floor_compares_the_plain_prompt_and_the_server(tmp_path, tiny_qwen):
     files = []
     for suffix, line in ((".py", "    total = value + offset * {i}\n"),

@@ -98,6 +98,10 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--after-dot", action="store_true",
                    help="only lines that reach the name through its module (other.name): the"
                         " line typed up to the dot, completed from there")
+    p.add_argument("--filter-model", default="", metavar="GGUF",
+                   help="keep only cases this model (draft: the embedded draft) does not get"
+                        " exactly with the file alone and the full prompt, as CrossCodeEval"
+                        " filters with a small model other than those it scores")
     p.add_argument("--tabs", type=int, default=2,
                    help="other modules open besides the defining one")
     p.add_argument("--alone", action="store_true",
@@ -228,6 +232,10 @@ def _crossfile(args: argparse.Namespace) -> int:
     from .crossfile import run_crossfile
     from .options import server_options
 
+    if args.filter_model == "draft":
+        from ..model_files import DEFAULT_DRAFT, ensure_embedded
+
+        args.filter_model = str(ensure_embedded(DEFAULT_DRAFT))
     # One line is scored: stop there. The product's short prompt for a cold cache.
     options = server_options(args, completion={"max_lines": 1},
                              idle={"cold_prompt_ms": args.cold_ms})

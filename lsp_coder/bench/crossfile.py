@@ -8,6 +8,8 @@ server. The client does the same in every run: it opens the module defining the 
 ``--tabs`` other modules of the package as tabs (none with ``--alone``), then the case's file,
 rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
 (with ``--after-dot``: after the line typed up to the dot of ``module.name``).
+With ``--filter-model`` only cases that model gets wrong with the file alone are kept (see
+``missed_alone``).
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
@@ -27,10 +29,9 @@ import argparse
 import asyncio
 import json
 import random
-import statistics
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -45,33 +46,11 @@ from .crossfile_cases import (
     select,
     source_cases,
 )
-from .figures import pyplot, save
+from .crossfile_report import Answer, plot, summarize, table
 from .scoring import edit_similarity, exact, uses_name
 
 DEFAULT_RUNS = ("in-file", *CROSSFILE_SOURCES, "all")
 """The runs by default: in-file only, each source alone, all of them."""
-
-
-@dataclass(slots=True)
-class Answer:
-    """One case's completion in one run."""
-
-    case: int
-    """The case's index in the run's case list."""
-    suggestion: str
-    """What the server answered (all of it)."""
-    exact: bool
-    """The first line is the blanked line."""
-    edit_similarity: float
-    """0-100, of the first line against the blanked line."""
-    uses_name: bool
-    """The first line names the used name."""
-    latency_ms: float
-    """From the request to its answer, at the client."""
-    prompt_tokens: int
-    """The request's prompt size (0 when no engine request answered it)."""
-    short_prompt: bool
-    """The short prompt for a cold cache answered it (``idle.cold_prompt_ms``)."""
 
 
 def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
@@ -138,69 +117,18 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
 
 
-def summarize(answers: list[Answer]) -> dict[str, float]:
-    n = max(1, len(answers))
-    return {
-        "cases": len(answers),
-        "exact": sum(a.exact for a in answers),
-        "exact_rate": sum(a.exact for a in answers) / n,
-        "edit_similarity": sum(a.edit_similarity for a in answers) / n,
-        "uses_name_rate": sum(a.uses_name for a in answers) / n,
-        "latency_p50_ms": statistics.median(a.latency_ms for a in answers) if answers else 0.0,
-        "prompt_tokens_p50": (statistics.median(a.prompt_tokens for a in answers)
-                              if answers else 0.0),
-        "short_prompts": sum(a.short_prompt for a in answers),
-    }
-
-
-def table(summaries: dict[str, dict[str, float]]) -> str:
-    head = (f"{'run':<22}{'exact':>12}{'edit sim':>10}{'names it':>10}{'latency p50':>13}"
-            f"{'prompt tok':>12}{'short':>7}")
-    lines = [head]
-    for name, s in summaries.items():
-        lines.append(f"{name:<22}{s['exact']:>5.0f}/{s['cases']:<3.0f}({s['exact_rate']:3.0%})"
-                     f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
-                     f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
-                     f"{s['short_prompts']:>7.0f}")
-    base = summaries.get("in-file")
-    if base is not None:
-        for name, s in summaries.items():
-            if name == "in-file":
-                continue
-            ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
-                     else f"{s['exact']:.0f} vs none")
-            lines.append(f"{name} vs in-file: exact {ratio}, edit similarity"
-                         f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
-    return "\n".join(lines)
-
-
-def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
-    plt = pyplot()
-    if plt is None:
-        return False
-    names = list(summaries)
-    fig, ax = plt.subplots(figsize=(8, 4))
-    xs = range(len(names))
-    ax.bar([x - 0.2 for x in xs], [100 * summaries[n]["exact_rate"] for n in names], 0.4,
-           label="exact line (%)")
-    ax.bar([x + 0.2 for x in xs], [summaries[n]["edit_similarity"] for n in names], 0.4,
-           label="edit similarity")
-    ax.set_xticks(list(xs), names)
-    ax.set_ylim(0, 100)
-    ax.set_title("lsp-coder: cross-file lines by context source")
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend()
-    save(plt, fig, path)
-    return True
-
-
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     names = [str(f) for f in args.files] or list(HELD_OUT_PACKAGES)
     sources = {name: resolve_source(name) for name in names}
     pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
     if args.after_dot:
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
-    cases = select(pool, args.cases, args.seed, args.per_file)
+    if args.filter_model:
+        cases, asked = await missed_alone(select(pool, len(pool), args.seed, args.per_file),
+                                          sources, base, args.filter_model, args.cases)
+        kept = f"{len(cases)} of {asked} asked: those {Path(args.filter_model).name} missed alone"
+    else:
+        cases, kept = select(pool, args.cases, args.seed, args.per_file), ""
     modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
                for name, s in sources.items()}
@@ -208,8 +136,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
             for c in cases]
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
     plans = {name: run_options(name, base) for name in runs}
-    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)};"
-          f" runs: {', '.join(runs)}", flush=True)
+    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)}"
+          f"{f' ({kept})' if kept else ''}; runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in plans}
     args.out.mkdir(parents=True, exist_ok=True)
     # Case by case, every run on each: a run stopped early still compares like with like,
@@ -221,7 +149,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
-        _write(args.out / "crossfile.json", names, args.seed, cases[: i + 1], tabs, answers)
+        _write(args.out / "crossfile.json", names, args.seed, cases[: i + 1], tabs, answers,
+               kept)
     summaries = {name: summarize(a) for name, a in answers.items()}
     print()
     print(table(summaries))
@@ -232,10 +161,34 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     return summaries
 
 
+async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],
+                       base: dict[str, Any], model: str, count: int
+                       ) -> tuple[list[CrossCase], int]:
+    """The first ``count`` of ``candidates`` whose line ``model`` (without a draft) does not
+    get exactly with the file alone and the full prompt, and how many were asked: the filter
+    CrossCodeEval puts after its static one (with a small model other than those it scores),
+    so the cases left are those the file does not answer."""
+    options = run_options("in-file+full", base)
+    options["model"] = {**options["model"], "path": model, "draft_path": "none"}
+    kept: list[CrossCase] = []
+    asked = 0
+    for case in candidates:
+        if len(kept) >= count:
+            break
+        answer = await ask(case, sources[case.source], [], options, 0, asked)
+        asked += 1
+        if not answer.exact:
+            kept.append(case)
+        print(f"  filter {asked}: {case.path}:{case.line + 1}"
+              f" {'= (left out)' if answer.exact else 'x (kept)'}", flush=True)
+    return kept, asked
+
+
 def _write(path: Path, sources: list[str], seed: int, cases: list[CrossCase],
-           tabs: list[list[str]], answers: dict[str, list[Answer]]) -> None:
-    """The cases done so far, their answers and the summaries, as JSON."""
-    raw = {"sources": sources, "seed": seed,
+           tabs: list[list[str]], answers: dict[str, list[Answer]], kept: str) -> None:
+    """The cases done so far, their answers and the summaries, as JSON; ``kept``: what the
+    filter left (empty without one)."""
+    raw = {"sources": sources, "seed": seed, "filter": kept,
            "summaries": {name: summarize(run) for name, run in answers.items()},
            "cases": [{k: v for k, v in asdict(c).items() if k != "text"} | {"tabs": t}
                      for c, t in zip(cases, tabs)],

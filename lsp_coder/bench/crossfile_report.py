@@ -1,0 +1,89 @@
+"""``bench crossfile``'s answers and what it prints and draws of them: per run, the exact
+first lines, edit similarity, the share naming the used name, latency and prompt tokens, and
+each run against in-file only."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from .figures import pyplot, save
+
+
+@dataclass(slots=True)
+class Answer:
+    """One case's completion in one run."""
+
+    case: int
+    """The case's index in the run's case list."""
+    suggestion: str
+    """What the server answered (all of it)."""
+    exact: bool
+    """The first line is the blanked line."""
+    edit_similarity: float
+    """0-100, of the first line against the blanked line."""
+    uses_name: bool
+    """The first line names the used name."""
+    latency_ms: float
+    """From the request to its answer, at the client."""
+    prompt_tokens: int
+    """The request's prompt size (0 when no engine request answered it)."""
+    short_prompt: bool
+    """The short prompt for a cold cache answered it (``idle.cold_prompt_ms``)."""
+
+
+def summarize(answers: list[Answer]) -> dict[str, float]:
+    n = max(1, len(answers))
+    return {
+        "cases": len(answers),
+        "exact": sum(a.exact for a in answers),
+        "exact_rate": sum(a.exact for a in answers) / n,
+        "edit_similarity": sum(a.edit_similarity for a in answers) / n,
+        "uses_name_rate": sum(a.uses_name for a in answers) / n,
+        "latency_p50_ms": statistics.median(a.latency_ms for a in answers) if answers else 0.0,
+        "prompt_tokens_p50": (statistics.median(a.prompt_tokens for a in answers)
+                              if answers else 0.0),
+        "short_prompts": sum(a.short_prompt for a in answers),
+    }
+
+
+def table(summaries: dict[str, dict[str, float]]) -> str:
+    head = (f"{'run':<22}{'exact':>12}{'edit sim':>10}{'names it':>10}{'latency p50':>13}"
+            f"{'prompt tok':>12}{'short':>7}")
+    lines = [head]
+    for name, s in summaries.items():
+        lines.append(f"{name:<22}{s['exact']:>5.0f}/{s['cases']:<3.0f}({s['exact_rate']:3.0%})"
+                     f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
+                     f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
+                     f"{s['short_prompts']:>7.0f}")
+    base = summaries.get("in-file")
+    if base is not None:
+        for name, s in summaries.items():
+            if name == "in-file":
+                continue
+            ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
+                     else f"{s['exact']:.0f} vs none")
+            lines.append(f"{name} vs in-file: exact {ratio}, edit similarity"
+                         f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
+    return "\n".join(lines)
+
+
+def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
+    plt = pyplot()
+    if plt is None:
+        return False
+    names = list(summaries)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], [100 * summaries[n]["exact_rate"] for n in names], 0.4,
+           label="exact line (%)")
+    ax.bar([x + 0.2 for x in xs], [summaries[n]["edit_similarity"] for n in names], 0.4,
+           label="edit similarity")
+    ax.set_xticks(list(xs), names)
+    ax.set_ylim(0, 100)
+    ax.set_title("lsp-coder: cross-file lines by context source")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
+    save(plt, fig, path)
+    return True
