@@ -57,16 +57,27 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
                      f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
                      f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
                      f"{s['short_prompts']:>7.0f}")
-    base = summaries.get("in-file")
-    if base is not None:
-        for name, s in summaries.items():
-            if name == "in-file":
-                continue
-            ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
-                     else f"{s['exact']:.0f} vs none")
-            lines.append(f"{name} vs in-file: exact {ratio}, edit similarity"
-                         f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
+    for name, s in summaries.items():
+        base_name = in_file_run(name, summaries)
+        if base_name is None:
+            continue
+        base = summaries[base_name]
+        ratio = (f"x{s['exact'] / base['exact']:.2f}" if base["exact"]
+                 else f"{s['exact']:.0f} vs none")
+        lines.append(f"{name} vs {base_name}: exact {ratio}, edit similarity"
+                     f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
     return "\n".join(lines)
+
+
+def in_file_run(name: str, runs: dict[str, dict[str, float]]) -> str | None:
+    """The run ``name`` is compared with: in-file only with the same variants
+    (``all+full`` against ``in-file+full``), else plain ``in-file``; None for an in-file run
+    or when there is none."""
+    source, _, variants = name.partition("+")
+    if source == "in-file":
+        return None
+    same = f"in-file+{variants}" if variants else "in-file"
+    return same if same in runs else "in-file" if "in-file" in runs else None
 
 
 def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
