@@ -22,11 +22,17 @@ class ContextParams:
     """Sizes of one llama.cpp context."""
 
     n_ctx: int = 8192
+    """KV cache cells, shared by all sequences."""
     n_batch: int = 512
+    """Most tokens one ``decode`` call takes."""
     n_ubatch: int = 512
+    """Most tokens llama.cpp computes at once inside a batch."""
     n_seq_max: int = 8
+    """Sequences the context holds at once (the prefix cache keeps prompts in them)."""
     n_threads: int = 0
+    """CPU threads for decoding and prompt reading; 0: one per CPU."""
     kv_unified: bool = True
+    """One KV buffer for all sequences, so a sequence may use any free cell."""
 
 
 class Context:
