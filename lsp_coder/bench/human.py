@@ -36,31 +36,52 @@ cache), the fair comparison for a key after Enter or accepting."""
 
 @dataclass(slots=True)
 class Key:
+    """One request and how it was answered."""
+
     kind: str
+    """The keystroke it follows (``KINDS``: open, enter, accept, mid)."""
     latency_ms: float
+    """From the request sent to its answer, in the client."""
     cached: bool
+    """Answered from the suggestion cache, without the model."""
     prompt_tokens: int = 0
+    """Tokens of its prompt."""
     reused_tokens: int = 0
+    """Of those, the tokens the KV cache already held."""
     evaluated_tokens: int = 0
+    """Prompt tokens the model evaluated for it (those not reused)."""
     text: str = ""
+    """The suggestion."""
 
 
 @dataclass(slots=True)
 class HumanRun:
+    """One pass over the traces with one setting of idle work."""
+
     name: str
+    """The run's label (idle off or on)."""
     keys: list[Key] = field(default_factory=list)
+    """Every request, in the order typed."""
     accepted_chars: int = 0
     """Characters of the files typed by accepting suggestions (what the suggestions were worth)."""
     totals: dict[str, Any] = field(default_factory=dict)
+    """The server's ``lspCoder.stats`` totals at the run's end."""
     wall_s: float = 0.0
+    """How long the run took."""
 
 
 @dataclass(frozen=True, slots=True)
 class Cadence:
+    """How fast the simulated user types and reads."""
+
     key_ms: float = 120.0
+    """Between two keys within a line."""
     line_pause_ms: float = 1500.0
+    """At a line's end, before Enter."""
     read_ms: float = 800.0
+    """Reading a suggestion before accepting it."""
     open_pause_ms: float = 2000.0
+    """After opening a file, before typing."""
     highlight: bool = True
     """Ask for the highlights at the cursor when a file is opened."""
 
