@@ -56,10 +56,10 @@ class Key:
 
 @dataclass(slots=True)
 class HumanRun:
-    """One pass over the traces with one setting of idle work."""
+    """One pass over the traces with one plan of settings."""
 
     name: str
-    """The run's label (idle off or on)."""
+    """The plan it ran (``idle off``, ``idle on``, ``prefill``, ...)."""
     keys: list[Key] = field(default_factory=list)
     """Every request, in the order typed."""
     accepted_chars: int = 0
