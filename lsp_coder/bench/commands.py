@@ -88,10 +88,16 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p = sub.add_parser("crossfile", parents=[common], help="blank lines that use a name from a"
                        " sibling module of the packages or folders given as FILES (default: "
                        + " ".join(HELD_OUT_PACKAGES) + ") and compare the [context] sources")
-    p.add_argument("--cases", type=int, default=30, help="how many cases")
+    p.add_argument("--cases", type=int, default=None,
+                   help="how many cases (default 30; with --cases-from, all of that run's)")
     _seed(p)
     p.add_argument("--per-file", type=int, default=2, help="at most this many cases from one"
                    " file")
+    p.add_argument("--cases-from", type=Path, default=None, metavar="JSON",
+                   help="the cases of an earlier run's crossfile.json, in its order (its"
+                        " packages unless FILES are given; pass its --first-use, --after-dot"
+                        " and --alone again): compares a change without drawing or filtering"
+                        " anew")
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")

@@ -9,7 +9,8 @@ server. The client does the same in every run: it opens the module defining the 
 rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
 (with ``--after-dot``: after the line typed up to the dot of ``module.name``).
 With ``--filter-model`` only cases that model gets wrong with the file alone are kept (see
-``missed_alone``).
+``missed_alone``); ``--cases-from`` takes the cases of an earlier run's JSON instead (the same
+lines again, to compare a change of the code without drawing or filtering anew).
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
@@ -117,22 +118,45 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
 
 
+def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
+    """The cases an earlier run's JSON (``raw``) lists, in its order, found again in ``pool``;
+    ValueError for one that is not there (another version of its package, or other
+    ``--first-use``/``--after-dot`` flags than that run's)."""
+    by_place = {(c.source, c.path, c.line, c.offset): c for c in pool}
+    cases = []
+    for entry in raw["cases"]:
+        case = by_place.get((entry["source"], entry["path"], entry["line"], entry["offset"]))
+        if case is None or case.expected != entry["expected"]:
+            raise ValueError(f"{entry['path']}:{entry['line'] + 1} of the earlier run is not a"
+                             " case here (another version of its package, or other flags)")
+        cases.append(case)
+    return cases
+
+
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
-    names = [str(f) for f in args.files] or list(HELD_OUT_PACKAGES)
+    earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
+    names = ([str(f) for f in args.files] or (earlier["sources"] if earlier else [])
+             or list(HELD_OUT_PACKAGES))
     sources = {name: resolve_source(name) for name in names}
     pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
     if args.after_dot:
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
-    if args.filter_model:
-        cases, asked = await missed_alone(select(pool, len(pool), args.seed, args.per_file),
-                                          sources, base, args.filter_model, args.cases)
+    count = 30 if args.cases is None else args.cases
+    seed = earlier["seed"] if earlier is not None else args.seed
+    if earlier is not None:
+        cases = cases_from(earlier, pool)[: args.cases]
+        kept = f"{len(cases)} cases of {args.cases_from}" + (
+            f" ({earlier['filter']})" if earlier.get("filter") else "")
+    elif args.filter_model:
+        cases, asked = await missed_alone(select(pool, len(pool), seed, args.per_file),
+                                          sources, base, args.filter_model, count)
         kept = f"{len(cases)} of {asked} asked: those {Path(args.filter_model).name} missed alone"
     else:
-        cases, kept = select(pool, args.cases, args.seed, args.per_file), ""
+        cases, kept = select(pool, count, seed, args.per_file), ""
     modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
                for name, s in sources.items()}
-    tabs = [[] if args.alone else tabs_for(c, modules[c.source], args.tabs, args.seed)
+    tabs = [[] if args.alone else tabs_for(c, modules[c.source], args.tabs, seed)
             for c in cases]
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
     plans = {name: run_options(name, base) for name in runs}
@@ -149,7 +173,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
-        _write(args.out / "crossfile.json", names, args.seed, cases[: i + 1], tabs, answers,
+        _write(args.out / "crossfile.json", names, seed, cases[: i + 1], tabs, answers,
                kept)
     summaries = {name: summarize(a) for name, a in answers.items()}
     print()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import run_options, tabs_for
+from lsp_coder.bench.crossfile import _write, cases_from, run_options, tabs_for
 from lsp_coder.bench.crossfile_cases import (
     CrossCase,
     after_module_dot,
@@ -188,6 +189,23 @@ def test_selection_is_seeded_and_caps_cases_per_file(tmp_path):
         per_file[case.path] = per_file.get(case.path, 0) + 1
     assert max(per_file.values()) == 2
     assert select(pool, 10, seed=2, per_file=2) != first
+
+
+def test_an_earlier_runs_cases_are_found_again_in_its_order(tmp_path):
+    files = {f"m{i}": "from .helpers import scale, Box\n\n\ndef f(x):\n"
+             "    a = scale(x, 1)\n    return Box(a)\n" for i in range(4)}
+    pool = source_cases(resolve_source(str(_package(tmp_path / "a", **files))))
+    chosen = select(pool, 5, seed=3, per_file=2)[::-1]
+    written = tmp_path / "crossfile.json"
+    _write(written, ["pkg"], 3, chosen, [[] for _ in chosen], {}, "5 of 9 asked")
+    earlier = json.loads(written.read_text())
+    assert cases_from(earlier, list(reversed(pool))) == chosen
+    # the same package edited since: a listed line is no longer the same case
+    edited = _package(tmp_path / "b", **{name: text.replace("scale(x, 1)", "scale(x, 2)")
+                                         for name, text in files.items()})
+    with pytest.raises(ValueError, match="is not a case here"):
+        cases_from(earlier, [replace(c, source=pool[0].source)
+                             for c in source_cases(resolve_source(str(edited)))])
 
 
 def test_selection_takes_the_sources_in_turn(tmp_path):
