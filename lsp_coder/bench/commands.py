@@ -118,7 +118,8 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         + ", all; NAME+full: also idle.cold_prompt_ms=0; NAME+coldN: also"
                         " idle.cold_context_tokens=N; NAME+first: also"
                         " idle.cold_context_first=true; NAME+imports,"
-                        " NAME+noimports: also context.imports=true or false (they combine:"
+                        " NAME+noimports: also context.imports=true or false; NAME+recentN:"
+                        " also completion.recent_lines=N (they combine:"
                         " in-file+full+imports)")
     _open_pause(p, "time between opening the files and the request")
     p.add_argument("--highlight", action="store_true",

@@ -16,8 +16,9 @@ source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
 ``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps), one ending
 in ``+first`` ``idle.cold_context_first = true`` (the first answer waits for the section), one
-with ``+imports`` or ``+noimports`` ``context.imports`` on or off; they combine
-(``in-file+full+imports``).
+with ``+imports`` or ``+noimports`` ``context.imports`` on or off, one with ``+recentN``
+``completion.recent_lines = N`` (how many lines above the cursor go after the middle token);
+they combine (``in-file+full+imports``).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; writes the cases and
@@ -59,7 +60,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
             v in ("full", "first", "imports", "noimports")
-            or (v.startswith("cold") and v[4:].isdigit()) for v in variants):
+            or (v.startswith("cold") and v[4:].isdigit())
+            or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
     options = {section: dict(values) for section, values in base.items()}
     context = options.setdefault("context", {})
@@ -75,6 +77,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             idle["cold_context_first"] = True
         elif variant in ("imports", "noimports"):
             context["imports"] = variant == "imports"
+        elif variant.startswith("recent"):
+            options.setdefault("completion", {})["recent_lines"] = int(variant[6:])
         else:
             idle["cold_context_tokens"] = int(variant[4:])
     return options

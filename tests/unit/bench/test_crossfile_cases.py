@@ -236,7 +236,11 @@ def test_runs_switch_the_context_sources():
     both = run_options("in-file+full+imports", base)
     assert both["idle"] == {"cold_prompt_ms": 0} and both["context"]["imports"] is True
     assert run_options("all+noimports", base)["context"]["imports"] is False
-    for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm"):
+    recent = run_options("in-file+full+recent0", base)
+    assert recent["completion"] == {"max_tokens": 48, "recent_lines": 0}
+    assert base["completion"] == {"max_tokens": 48}
+    for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm",
+                  "all+recent", "all+recentx"):
         with pytest.raises(ValueError):
             run_options(wrong, base)
 
