@@ -152,6 +152,19 @@ def test_bench_time_box_sets_the_inline_budget_of_every_run():
     assert server_options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500
 
 
+def test_bench_set_puts_a_setting_over_every_run_and_refuses_what_the_server_would():
+    args = argparse.Namespace(model=None, draft=None, max_tokens=24, time_box=0,
+                              settings=["completion.recent_lines=0", "idle.enabled = false",
+                                        "completion.fim_layout=spm"])
+    options = server_options(args, idle={"enabled": True, "cold_prompt_ms": 1500})
+    assert options["completion"]["recent_lines"] == 0
+    assert options["idle"] == {"enabled": False, "cold_prompt_ms": 1500}
+    assert options["completion"]["fim_layout"] == "spm"
+    for bad in ("completion.recent_lines=65", "recent_lines=0", "completion.no_such=1"):
+        result = run("bench", "typing", "--set", bad)
+        assert result.returncode == 2 and f"--set {bad}" in result.stderr
+
+
 def _package(root):
     pkg = root / "shapes"
     pkg.mkdir()

@@ -190,6 +190,10 @@ def _common() -> argparse.ArgumentParser:
     p.add_argument("--server-log", type=Path, default=None,
                    help="append each server's debug log (one line per generation) here")
     p.add_argument("--out", type=Path, default=Path(".bench"), help="folder for PNG and JSON")
+    p.add_argument("--set", dest="settings", action="append", default=[],
+                   metavar="SECTION.KEY=VALUE",
+                   help="a setting for every run, over the bench's own (TOML value, for"
+                        " example completion.recent_lines=0); repeat for more")
     return p
 
 

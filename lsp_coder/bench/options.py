@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import tomllib
 from typing import Any
+
+from ..config import Config, ConfigError, apply
 
 
 def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
@@ -29,4 +32,23 @@ def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dic
         options["model"]["draft_path"] = args.draft
     for section, values in overrides.items():
         options[section].update(values)
+    for setting in getattr(args, "settings", []):
+        section, key, value = parse_setting(setting)
+        options.setdefault(section, {})[key] = value
     return options
+
+
+def parse_setting(setting: str) -> tuple[str, str, Any]:
+    """``SECTION.KEY=VALUE`` as (section, key, value), the value read as TOML (a bare word is
+    a string); raises ConfigError for a malformed one or a setting the server would refuse."""
+    name, sep, text = setting.partition("=")
+    section, dot, key = (part.strip() for part in name.partition("."))
+    text = text.strip()
+    if not (sep and dot and section and key and text):
+        raise ConfigError(f"--set {setting}: expected SECTION.KEY=VALUE")
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text
+    apply(Config(), {section: {key: value}}, f"--set {setting}")
+    return section, key, value
