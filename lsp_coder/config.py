@@ -70,7 +70,7 @@ class CompletionConfig:
     prefix_tokens: int = _ranged(1024, 16, MAX_TOKENS_ANY)
     suffix_tokens: int = _ranged(256, 0, MAX_TOKENS_ANY)
     fim_layout: Literal["auto", "psm", "spm"] = "auto"
-    recent_lines: int = _ranged(8, 0, 64)
+    recent_lines: int = _ranged(0, 0, 64)
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
     completion_budget_ms: int = _ranged(1500, 0, 600_000)
     alternatives: int = _ranged(2, 0, 8)  # sampled for an inline request the user invoked

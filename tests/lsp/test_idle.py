@@ -71,8 +71,8 @@ async def test_a_taken_enter_branch_evaluates_only_the_last_token(tiny_qwen):
     client = await start(tiny_qwen, {"prefetch": False})
     try:
         uri = "file:///tmp/enter.py"
-        # The cursor's line is the last of a group of 8 (recent_lines): Enter moves the group
-        # above the text below the cursor, which is evaluated again.
+        # Enter moves the finished line above the text below the cursor, which is evaluated
+        # again (so with completion.recent_lines = 8 too: the line is the last of a group of 8).
         text = (BODY + "class Stack:\n" + "".join(f"    size_{i} = {i}\n" for i in range(6))
                 + "    def push(self, item):")
         assert text.count("\n") % 8 == 7

@@ -17,8 +17,9 @@ def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
     # 20 ms: the tiny model cannot read the ~1,000-token full prompt in that time, so both
     # requests read short prompts. Enter at the end of line 60 adds a line above the
     # cursor, and the 4-line steps of the short window would start it 4 lines further down.
+    # With the recent lines after the middle token, Enter only appends to the prompt.
     config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
-                              "completion": {"max_tokens": 4},
+                              "completion": {"max_tokens": 4, "recent_lines": 8},
                               "idle": {"cold_prompt_ms": 20, "cold_prompt_tokens": 384}},
                    "test")
     service = CompletionService(config)

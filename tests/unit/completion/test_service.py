@@ -139,8 +139,8 @@ MEAN = ("def mean(values):\n    total = 0\n    for value in values:\n        tot
                                   "    return total / len(values)"])
 def test_at_the_end_of_a_finished_line_generation_stops_at_the_newline(real_small_model, line):
     # Single-line mode shows the text before the first newline only. The model's answer at
-    # the end of these lines is a newline and the next line, which took 8 to 21 tokens to
-    # generate before being dropped.
+    # the end of these lines is mostly a newline and the next line, which took 8 to 21 tokens
+    # to generate before being dropped (the 0.5B adds a trailing comment to the last one).
     config = apply(Config(), {"model": {"path": str(real_small_model), "n_ctx": 1024,
                                         "n_seq_max": 2, "draft_path": "none"},
                               "completion": {"max_tokens": 32}, "idle": {"enabled": False}},
@@ -151,7 +151,11 @@ def test_at_the_end_of_a_finished_line_generation_stops_at_the_newline(real_smal
         offset = MEAN.index(line) + len(line)
         suggestion = service.complete(CompletionRequest(uri="file:///mean.py", text=MEAN,
                                                         offset=offset))
-        assert suggestion.text == "" and suggestion.stop_reason == "stop"
-        assert suggestion.stats is not None and suggestion.stats.generated_tokens <= 2
+        assert "\n" not in suggestion.text and suggestion.stop_reason == "stop"
+        shown = len(service.backend.engine.tokenize(suggestion.text))
+        assert suggestion.stats is not None
+        assert suggestion.stats.generated_tokens <= shown + 2, (suggestion.text, shown)
+        if line != "    return total / len(values)":
+            assert suggestion.text == ""
     finally:
         service.close()
