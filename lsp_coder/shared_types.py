@@ -86,6 +86,22 @@ class PromptParts:
     def prefix(self) -> str:
         return self.above + self.recent + self.line_prefix
 
+    def cursor_line(self) -> tuple[str, str]:
+        """The cursor line's text before the cursor as (its indentation, the rest).
+
+        The indentation goes before the suffix, at the end of the lines above, as in the
+        plain prompt the model is trained on: after the middle token the model had to start
+        inside a whitespace token (healed, it could pick a longer one) and lost exact lines
+        (HumanEval single-line, full prompts: 69 of 100, against 72 now and for the plain
+        prompt). The rest goes after the middle token, so typing on the line only appends to
+        the prompt. With recent lines after the middle token all of it goes there (the text's
+        order must hold).
+        """
+        if self.recent:
+            return "", self.line_prefix
+        code = self.line_prefix.lstrip(" \t")
+        return self.line_prefix[: len(self.line_prefix) - len(code)], code
+
 
 @dataclass(frozen=True, slots=True)
 class FimQuery:

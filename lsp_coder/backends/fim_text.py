@@ -3,8 +3,8 @@
 vLLM rejects ``suffix`` and llama-cpp-python's server has its FIM token ids unset, so the
 prompt carries the model's own FIM tokens, written out as their text; the engine's tokenizer
 parses them back into the special tokens. The layout is the local engine's (PSM with the
-cursor line after the middle token), so while the user types on one line the prompt only grows
-at its end and the engine's prefix cache hits.
+cursor line's code after the middle token), so while the user types on one line the prompt
+only grows at its end and the engine's prefix cache hits.
 """
 
 from __future__ import annotations
@@ -114,7 +114,9 @@ def repository(template: FimText, extra: tuple[tuple[str, str], ...], repo: str,
 
 def build(template: FimText, parts: PromptParts) -> str:
     """The prompt text: other files (``repository``), then PSM with the recent lines and the
-    typed line after the middle."""
+    typed line's code after the middle (its indentation before the suffix,
+    ``PromptParts.cursor_line``)."""
     head = repository(template, parts.extra, parts.repo, parts.path)
-    return (f"{head}{template.prefix}{parts.imports}{parts.above}{template.suffix}{parts.suffix}"
-            f"{template.middle}{parts.recent}{parts.line_prefix}")
+    indent, typed = parts.cursor_line()
+    return (f"{head}{template.prefix}{parts.imports}{parts.above}{indent}{template.suffix}"
+            f"{parts.suffix}{template.middle}{parts.recent}{typed}")

@@ -1,9 +1,9 @@
 """Fill-in-the-middle prompts from the model's own FIM tokens.
 
-Layout (PSM, with the cursor line after the middle token)::
+Layout (PSM, with the cursor line's code after the middle token)::
 
-    [extra files] <PRE> lines-above <SUF> rest-of-line + lines-below <MID> recent-lines +
-    typed-on-this-line
+    [extra files] <PRE> lines-above + indentation <SUF> rest-of-line + lines-below <MID>
+    recent-lines + typed-on-this-line
 
 ``recent-lines`` are the lines between the last multiple of ``completion.recent_lines`` and the
 cursor line: a new line then appends to the prompt instead of moving a line in front of the
@@ -11,11 +11,13 @@ suffix, which made every Enter evaluate the whole suffix block again.
 
 or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as CodeLlama)::
 
-    [extra files] <SUF> rest-of-line + lines-below <PRE> lines-above <MID> typed-on-this-line
+    [extra files] <SUF> rest-of-line + lines-below <PRE> lines-above + indentation <MID>
+    typed-on-this-line
 
-While the user types on one line only the tokens after ``<MID>`` change, so each keystroke
-appends to a cached prompt. Every piece is tokenized on its own, so an edit in one piece never
-changes the tokens of another.
+The cursor line's indentation stays with the lines above (``PromptParts.cursor_line``; with
+recent lines it goes after the middle token with them). While the user types on one line only
+the tokens after ``<MID>`` change, so each keystroke appends to a cached prompt. Every piece
+is tokenized on its own, so an edit in one piece never changes the tokens of another.
 
 The last token of the typed text is held back and the model's first token is constrained to
 start with its text ("token healing"): ``x = foo.ba`` then continues as ``bar`` instead of
@@ -175,7 +177,9 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra = _repository(template, parts, tokenize, detokenize, extra_tokens,
                         extra_head_tokens)
-    typed = tokenize(parts.line_prefix) if parts.line_prefix else []
+    indent_text, typed_text = parts.cursor_line()
+    indent = tokenize(indent_text)[-(prefix_tokens // IMPORTS_SHARE) :] if indent_text else []
+    typed = tokenize(typed_text) if typed_text else []
     typed = _trim_front(typed, prefix_tokens)  # a long line of one-token characters
     heal = ""
     if typed:
@@ -193,10 +197,10 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
         recent, recent_room = [], 0  # no room: dropped with the window above them
     typed = recent + typed
     imports = _imports(parts.imports, tokenize, prefix_tokens // IMPORTS_SHARE)
-    above, dropped = _fit_above(parts.above, tokenize,
-                                max(0, prefix_tokens - typed_room - recent_room - len(imports)),
-                                window_step_lines, window_drop_lines)
-    above = imports + above
+    room = prefix_tokens - typed_room - recent_room - len(imports) - len(indent)
+    above, dropped = _fit_above(parts.above, tokenize, max(0, room), window_step_lines,
+                                window_drop_lines)
+    above = imports + above + indent
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal, dropped)
     suffix = tokenize(parts.suffix)[:suffix_tokens]

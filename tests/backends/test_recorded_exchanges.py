@@ -58,8 +58,8 @@ def test_vllm_completions_carry_the_fim_prompt_and_report_cached_tokens(httpserv
     assert result.text == "urn a + b"
     assert seen_text == ["urn", "urn a", "urn a + b"]  # streamed piece by piece
     (body,) = stream.seen
-    assert body["prompt"] == ("<|file_sep|>util.py\nX = 1\n<|fim_prefix|>def add(a, b):\n"
-                              "<|fim_suffix|>\n\nprint(add(1, 2))\n<|fim_middle|>    ret")
+    assert body["prompt"] == ("<|file_sep|>util.py\nX = 1\n<|fim_prefix|>def add(a, b):\n    "
+                              "<|fim_suffix|>\n\nprint(add(1, 2))\n<|fim_middle|>ret")
     assert "suffix" not in body  # vLLM rejects it: see VLLM_SUFFIX_ERROR
     assert body["model"] == "Qwen/Qwen2.5-Coder-1.5B"
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
@@ -147,7 +147,7 @@ def test_ollama_generate_is_raw_and_streams_ndjson(httpserver):
     assert body["raw"] is True and body["stream"] is True
     assert body["model"] == "qwen2.5-coder:1.5b-base"
     assert body["options"] == {"num_predict": 24, "temperature": 0.0, "seed": 3}
-    assert body["prompt"].startswith("<|fim_prefix|>def add(a, b):\n<|fim_suffix|>")
+    assert body["prompt"].startswith("<|fim_prefix|>def add(a, b):\n    <|fim_suffix|>")
     assert result.stats.prompt_tokens == 41
     assert result.server_cached_tokens is None  # Ollama does not say
     assert result.stats.prefill_ms == pytest.approx(120.0)
@@ -169,5 +169,5 @@ def test_explicit_template_strings_are_used_as_given(httpserver):
         backend.complete(query(extra=()))
     finally:
         backend.close()
-    assert stream.seen[0]["prompt"] == ("<P>def add(a, b):\n<S>\n\nprint(add(1, 2))\n<M>"
-                                        "    ret")
+    assert stream.seen[0]["prompt"] == ("<P>def add(a, b):\n    <S>\n\nprint(add(1, 2))\n<M>"
+                                        "ret")

@@ -32,3 +32,12 @@ def test_the_open_files_imports_start_its_window():
     with_imports = PromptParts((), "a\n", "b", "\n", imports="import os\n")
     assert build(FAMILIES["qwen"], with_imports) == (
         "<|fim_prefix|>import os\na\n<|fim_suffix|>\n<|fim_middle|>b")
+
+
+def test_the_cursor_lines_indentation_goes_before_the_suffix():
+    indented = PromptParts((), "def f(x):\n", "    return", "\n")
+    assert build(FAMILIES["qwen"], indented) == (
+        "<|fim_prefix|>def f(x):\n    <|fim_suffix|>\n<|fim_middle|>return")
+    recent = PromptParts((), "", "    return", "\n", "def f(x):\n")
+    assert build(FAMILIES["qwen"], recent) == (
+        "<|fim_prefix|><|fim_suffix|>\n<|fim_middle|>def f(x):\n    return")

@@ -29,6 +29,31 @@ def test_typing_on_a_line_keeps_a_long_prompts_start():
         assert prompt[: len(first)] == first
 
 
+def test_the_cursor_lines_indentation_ends_the_prefix_and_its_code_follows_the_middle():
+    """As in the plain prompt, a blank line's indentation comes before the suffix and nothing
+    is healed; the code typed on the line goes after the middle token, so it only appends."""
+    detok = lambda t: "".join(map(chr, t))  # noqa: E731
+    above = "def mean(values):\n"
+    prompts = [build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, typed, "\n"), _tokenize,
+                            detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
+               for typed in ("        ", "        r", "        re", "        ret")]
+    blank = prompts[0]
+    assert detok(blank.tokens) == "\x01def mean(values):\n        \x02\n\x03"
+    assert blank.heal == ""
+    for prompt, code in zip(prompts[1:], ("", "r", "re")):
+        assert prompt.tokens[: len(blank.tokens)] == blank.tokens
+        assert detok(prompt.tokens[len(blank.tokens) :]) == code
+    assert prompts[-1].heal == "t"
+    tabs = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, "\t\tx = ", "\n"),
+                        _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
+    assert detok(tabs.tokens).endswith("\t\t\x02\n\x03x =") and tabs.heal == " "
+    # With recent lines after the middle token the whole cursor line goes there too.
+    recent = build_prompt(FimTemplate(1, 2, 3), PromptParts((), "", "    r", "\n", above),
+                          _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
+                          extra_tokens=0)
+    assert detok(recent.tokens) == "\x01\x02\n\x03def mean(values):\n    "
+
+
 def _prompt_at(text: str, offset: int, recent_lines: int) -> list[int]:
     parts = split_document(text, offset, prefix_tokens=4000, suffix_tokens=1000,
                            recent_lines=recent_lines)
@@ -82,7 +107,7 @@ def test_a_finer_window_step_keeps_a_short_prompts_lines_above():
     """42 lines of 25 tokens and 150 tokens of room: 16-line steps drop 16, 32, then all 42
     lines, while 4-line steps stop at the last 6 lines (150 tokens)."""
     above = "".join(f"value_{i:03} = compute({i:03})\n" for i in range(42))
-    parts = PromptParts((), above, "    ", "\n")
+    parts = PromptParts((), above, "", "\n")
 
     def above_tokens(step: int) -> int:
         tokens = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize,
@@ -206,7 +231,7 @@ def test_the_files_imports_go_at_the_windows_front_within_a_quarter_of_the_prefi
                           suffix_tokens=100, extra_tokens=0).tokens
     prefix = detok(prompt[prompt.index(1) + 1 : prompt.index(2)])
     assert prefix.startswith(few + "value_") and len(prefix) <= 1000
-    assert prefix.endswith("value_199 = compute(199)\n")
+    assert prefix.endswith("value_199 = compute(199)\n    ")  # the cursor line's indentation
     many = "".join(f"import module_{i}\n" for i in range(100))  # 1,890 characters
     parts = PromptParts((), above, "    ", "\n", imports=many)
     prompt = build_prompt(FimTemplate(1, 2, 3), parts, _tokenize, detok, prefix_tokens=1000,
