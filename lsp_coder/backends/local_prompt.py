@@ -65,6 +65,17 @@ def _trim_front(tokens: list[int], limit: int) -> list[int]:
     return tokens[_steps(len(tokens) - limit) * TYPED_STEP_TOKENS :]
 
 
+INDENT_SHARE = 4
+"""The cursor line's indentation takes at most 1/N of the prefix budget (a pathological line of
+thousands of spaces loses its front)."""
+
+
+def _indentation(text: str, tokenize: Tokenize, limit: int) -> list[int]:
+    """Tokens of the cursor line's indentation, its last ``limit`` at most."""
+    tokens = tokenize(text) if text and limit > 0 else []
+    return tokens[len(tokens) - limit :] if len(tokens) > limit else tokens
+
+
 def _steps(n: int) -> int:
     """How many steps of ``TYPED_STEP_TOKENS`` hold ``n`` tokens."""
     return -(-n // TYPED_STEP_TOKENS)
@@ -172,13 +183,14 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     window start the cache holds). ``extra_head_tokens``: only the start of the other files'
     section, that many tokens at most (``_repository``). The open file's import lines, when
     the window starts below them, go at its front within ``1/IMPORTS_SHARE`` of the prefix
-    budget.
+    budget; the cursor line's indentation (``PromptParts.cursor_line``) at its end, within
+    ``1/INDENT_SHARE`` of it.
     """
     head: list[int] = [template.bos] if template.bos >= 0 else []
     extra = _repository(template, parts, tokenize, detokenize, extra_tokens,
                         extra_head_tokens)
     indent_text, typed_text = parts.cursor_line()
-    indent = tokenize(indent_text)[-(prefix_tokens // IMPORTS_SHARE) :] if indent_text else []
+    indent = _indentation(indent_text, tokenize, prefix_tokens // INDENT_SHARE)
     typed = tokenize(typed_text) if typed_text else []
     typed = _trim_front(typed, prefix_tokens)  # a long line of one-token characters
     heal = ""

@@ -47,6 +47,10 @@ def test_the_cursor_lines_indentation_ends_the_prefix_and_its_code_follows_the_m
     tabs = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, "\t\tx = ", "\n"),
                         _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
     assert detok(tabs.tokens).endswith("\t\t\x02\n\x03x =") and tabs.heal == " "
+    # A line of thousands of spaces keeps a quarter of the prefix budget of them.
+    wide = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, " " * 5000 + "x", "\n"),
+                        _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
+    assert detok(wide.tokens) == "\x01" + above + " " * 250 + "\x02\n\x03"
     # With recent lines after the middle token the whole cursor line goes there too.
     recent = build_prompt(FimTemplate(1, 2, 3), PromptParts((), "", "    r", "\n", above),
                           _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
