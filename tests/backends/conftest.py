@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lsp_coder.engine.llama import build_has_amx
 from lsp_coder.model_files import cache_dir
 from tests.conftest import require_or_skip
 
@@ -82,9 +83,13 @@ def llama_server(real_small_model: Path, tmp_path_factory) -> Iterator[Engine]:
     if binary is None or not binary.is_file():
         require_or_skip(f"no llama-server binary: {LLAMA_SERVER_HOW}")
     port = free_port()
+    # Built here like llama-cpp-python (native), so it carries ggml's AMX kernels when that
+    # does; repacked weights then crash at the first decode (seen on a 2-core Intel Xeon with
+    # AMX: exit -11 after "threadpool init"), as in-process with model.use_extra_bufts.
+    no_repack = ["--no-repack"] if build_has_amx() else []
     engine = Engine([str(binary), "-m", str(real_small_model), "--host", "127.0.0.1",
                      "--port", str(port), "-c", "4096", "-np", "2", "--slots",
-                     "--cache-reuse", "64", "-t", "2", "--no-webui"],
+                     "--cache-reuse", "64", "-t", "2", "--no-webui", *no_repack],
                     port, "/health", tmp_path_factory.mktemp("llama-server") / "log.txt")
     yield engine.start()
     engine.stop()
@@ -102,14 +107,15 @@ def llama_cpp_server(real_small_model: Path, tmp_path_factory) -> Iterator[Engin
 
 def llama_cpp_server_engine(model: Path, log: Path, n_ctx: int,
                             alias: str | None = None) -> Engine:
-    """An unstarted ``python -m llama_cpp.server`` on a free loopback port; skips (or fails in
-    CI) when llama-cpp-python's server extra is not installed."""
+    """An unstarted llama-cpp-python server (``llama_cpp_server_main.py``) on a free loopback
+    port; skips (or fails in CI) when llama-cpp-python's server extra is not installed."""
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError:
         require_or_skip("llama_cpp.server is missing: pip install 'llama-cpp-python[server]'")
     port = free_port()
-    argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+    argv = [sys.executable, str(Path(__file__).with_name("llama_cpp_server_main.py")),
+            "--model", str(model),
             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", "2"]
     if alias:
         argv += ["--model_alias", alias]
