@@ -51,6 +51,11 @@ def test_the_cursor_lines_indentation_ends_the_prefix_and_its_code_follows_the_m
     wide = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, " " * 5000 + "x", "\n"),
                         _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
     assert detok(wide.tokens) == "\x01" + above + " " * 250 + "\x02\n\x03"
+    # At the end of a file with no last newline (nothing after the cursor) all of it goes
+    # after the middle token.
+    end = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, "    ", ""), _tokenize,
+                       detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
+    assert detok(end.tokens) == "\x01def mean(values):\n\x02\x03   " and end.heal == " "
     # With recent lines after the middle token the whole cursor line goes there too.
     recent = build_prompt(FimTemplate(1, 2, 3), PromptParts((), "", "    r", "\n", above),
                           _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
