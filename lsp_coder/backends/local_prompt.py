@@ -15,9 +15,10 @@ or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as Cod
     typed-on-this-line
 
 The cursor line's indentation stays with the lines above (``PromptParts.cursor_line``; with
-recent lines it goes after the middle token with them). While the user types on one line only
-the tokens after ``<MID>`` change, so each keystroke appends to a cached prompt. Every piece
-is tokenized on its own, so an edit in one piece never changes the tokens of another.
+recent lines, or nothing after the cursor, it goes after the middle token too). While the
+user types on one line only the tokens after ``<MID>`` change, so each keystroke appends to a
+cached prompt. Every piece is tokenized on its own, so an edit in one piece never changes the
+tokens of another.
 
 The last token of the typed text is held back and the model's first token is constrained to
 start with its text ("token healing"): ``x = foo.ba`` then continues as ``bar`` instead of
