@@ -217,10 +217,11 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal, dropped)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
+    lead = [template.prefix, *template.prefix_lead]
     if layout == "spm":
-        body = [template.suffix] + suffix + [template.prefix] + above
+        body = [template.suffix] + suffix + lead + above
     else:
-        body = [template.prefix] + above + [template.suffix] + suffix
+        body = lead + above + [template.suffix] + suffix
     return Prompt(head + extra + body + [template.middle] + typed, heal, dropped)
 
 

@@ -51,7 +51,8 @@ def plain_answers(config: Config, spans: list[Span], max_tokens: int) -> list[st
         for span in spans:
             above = engine.tokenize(span.text[: span.offset])[-cc.prefix_tokens :]
             below = engine.tokenize(span.text[span.offset :])[: cc.suffix_tokens]
-            prompt = [*head, template.prefix, *above, template.suffix, *below, template.middle]
+            prompt = [*head, template.prefix, *template.prefix_lead, *above, template.suffix,
+                      *below, template.middle]
             result = engine.generate(GenerateRequest(
                 prompt=prompt, max_tokens=max_tokens, speculative=False,
                 stop=lambda t: t.find("\n") if "\n" in t else None))

@@ -137,6 +137,7 @@ class Engine:
         if min(model.fim_pre, model.fim_suf, model.fim_mid) < 0:
             return FimTemplate(bos=bos)
         return FimTemplate(model.fim_pre, model.fim_suf, model.fim_mid, model.fim_sep, bos=bos,
+                           prefix_lead=tuple(model.text_lead),
                            repo_name=model.fim_rep)
 
     # -- used from the worker thread ------------------------------------------------------------

@@ -23,6 +23,9 @@ class FimTemplate:
     """Begins every prompt (-1: the model adds none)."""
     repo_name: int = -1
     """Begins the repository line before the extra files (-1: none is written)."""
+    prefix_lead: tuple[int, ...] = ()
+    """Goes between ``prefix`` and the text before the cursor: the vocabulary's lead for a
+    text read on its own (CodeLlama's format is ``<PRE> {prefix} <SUF>{suffix} <MID>``)."""
 
     @property
     def has_fim(self) -> bool:

@@ -28,6 +28,12 @@ _backend_lock = threading.Lock()
 _backend_ready = False
 
 
+LEAD_MARK = "\n"
+"""Tokenized in front of a text to find where the vocabulary's own lead ends: in
+SentencePiece vocabularies a newline is a token of its own (a byte) that no piece merges
+with, so the text's tokens start right after it."""
+
+
 class ModelLoadError(RuntimeError):
     """The GGUF file could not be loaded."""
 
@@ -158,6 +164,14 @@ class Model:
         self._all_pieces: list[bytes] | None = None
         self._piece_ids: dict[bytes, int] = {}
         self._prefix_index: dict[bytes, np.ndarray] = {}
+        self.text_lead: list[int] = []
+        """What the vocabulary puts before a text tokenized on its own (SentencePiece's
+        "dummy prefix", a space, in Llama and CodeLlama vocabularies); ``tokenize`` leaves it
+        out, so pieces of one text tokenized apart join without a space between them."""
+        self._lead_mark: list[int] = []
+        lead_mark = self._tokens(LEAD_MARK, False)
+        if len(lead_mark) > 1 and self.detokenize(lead_mark) == " " + LEAD_MARK:
+            self.text_lead, self._lead_mark = lead_mark[:-1], lead_mark
 
     def close(self) -> None:
         """Free the model; the object must not be used afterwards."""
@@ -196,7 +210,17 @@ class Model:
         return 2 * 2 * self.n_layer * n_head_kv * head_dim
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
-        """Tokens of ``text`` with no BOS added; ``special`` parses special-token text."""
+        """Tokens of exactly ``text`` (no BOS, no ``text_lead``); ``special`` parses
+        special-token text."""
+        if not self._lead_mark or not text:
+            return self._tokens(text, special)
+        marked = self._tokens(LEAD_MARK + text, special)
+        if marked[: len(self._lead_mark)] == self._lead_mark:
+            return marked[len(self._lead_mark) :]
+        return self._tokens(text, special)  # the text merged into the mark: keep the lead
+
+    def _tokens(self, text: str, special: bool) -> list[int]:
+        """llama.cpp's tokens of ``text`` (with the vocabulary's lead, if it has one)."""
         data = text.encode("utf-8")
         capacity = len(data) + 8
         buf = (llama_cpp.llama_token * capacity)()
