@@ -9,7 +9,9 @@ Three prompts, richest first:
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
 - the short one without the section.
 
-Short prompts leave the open file's import lines out (``context.imports``).
+Short prompts leave the open file's import lines out (``context.imports``) and put the lines
+that open the cursor's scopes (its ``def``, its class) in their place when the window starts
+below them (``scope_head``).
 
 A request reads the richest whose uncached part can be read within ``idle.cold_prompt_ms`` at
 the measured prefill speed, else the one with the least left to read. Idle work reads richer
@@ -31,6 +33,7 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..shared_types import FimQuery
 from .local_prompt import Prompt, fit_budgets
+from .scope_head import scope_head
 
 COLD_WINDOW_STEP_LINES = 4
 """The short prompt for a cold cache drops lines above in steps of this many: a step of
@@ -131,16 +134,35 @@ class ColdPrompts:
         tokens the cache lacks; its window starts where the last one did (``start``) when
         that leaves less to read."""
         cached = self._engine.cached_prefix
-        short = self._build(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
-                            extra_head_tokens=head)
+        short = self._scoped(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
+                             extra_head_tokens=head)
         short_new = len(short.tokens) - cached(short.tokens)
         if start is not None and start != short.dropped_lines:
-            held = self._build(short_query, config, window_drop_lines=start,
-                               extra_head_tokens=head)
+            held = self._scoped(short_query, config, window_drop_lines=start,
+                                extra_head_tokens=head)
             held_new = len(held.tokens) - cached(held.tokens)
             if len(held.tokens) <= full_tokens and held_new < short_new:
                 short, short_new = held, held_new
         return short, short_new
+
+    def _scoped(self, short_query: FimQuery, config: Config, **how: int) -> Prompt:
+        """The short prompt built ``how``, with the lines that open the cursor's scopes at
+        its front when its window starts below them (``scope_head``; in place of the import
+        lines, within their share of the budget). Their room can push the window's start
+        down past another such line: built again then, three times at most."""
+        parts = short_query.parts
+        lines = (parts.above + parts.recent).splitlines(keepends=True)
+        line = parts.line_prefix
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        python = short_query.uri.endswith((".py", ".pyi"))
+        prompt = self._build(short_query, config, **how)
+        for _ in range(2):
+            scopes = scope_head(lines, prompt.dropped_lines, indent, python)
+            if scopes == short_query.parts.imports:
+                break
+            short_query = replace(short_query, parts=replace(short_query.parts, imports=scopes))
+            prompt = self._build(short_query, config, **how)
+        return prompt
 
     def _anchored_start(self, uri: str, lines: list[str]) -> int | None:
         """Where the document's last short window started among ``lines`` (the lines above),

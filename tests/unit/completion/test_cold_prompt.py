@@ -70,3 +70,42 @@ def test_the_short_prompt_leaves_the_files_imports_to_the_full_one(tiny_qwen):
         assert full.tokens[1 : 1 + len(marker)] == marker  # after the prefix token
     finally:
         service.close()
+
+
+WALK = ("import os\n\n\ndef walk(grid, k):\n    \"\"\"Walk the grid.\n"
+        + "".join(f"    Step {i}: the cell to the right of the last one.\n" for i in range(30))
+        + "    \"\"\"\n    n = len(grid)\n    for i in range(")
+
+
+def test_the_short_prompt_keeps_the_def_its_window_leaves_out(tiny_qwen):
+    # A function below a long docstring: the 200-token short prompt starts inside the
+    # docstring, and the ``def`` line (with the parameters the body uses) goes at its front,
+    # where the import lines would. The next key reads only what it appends.
+    from lsp_coder.completion.context import split_document
+    from lsp_coder.shared_types import FimQuery
+
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 2},
+                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        backend, engine = service.backend, service.backend.engine
+        parts = split_document(WALK, len(WALK), prefix_tokens=1024, suffix_tokens=256)
+        query = FimQuery(uri="file:///walk.py", parts=parts)
+        full = backend._prompt(query, config)
+        short = backend._cold.choose(query, config, full)
+        assert short is not None and len(short.tokens) < len(full.tokens)
+        short_text = engine.detokenize(short.tokens[1:])  # after the prefix token
+        assert short_text.startswith("def walk(grid, k):\n    Step ")
+        assert engine.detokenize(full.tokens).count("def walk(grid, k):") == 1
+        # The same in a file just opened, and the next key appends to the cached prompt.
+        uri = "file:///walk.py"
+        first = service.complete(CompletionRequest(uri=uri, text=WALK, offset=len(WALK)))
+        assert first.stats is not None and first.stats.short_prompt
+        typed = WALK + "k"
+        second = service.complete(CompletionRequest(uri=uri, text=typed, offset=len(typed)))
+        assert second.stats is not None and second.stats.short_prompt
+        assert second.stats.evaluated_tokens <= 4, second.stats.evaluated_tokens
+    finally:
+        service.close()
