@@ -5,7 +5,9 @@ highlights there, as VS Code and Emacs eglot do wherever the cursor rests; ``--n
 it does not, as Neovim and Helix by default), left alone for ``--open-pause-ms`` (the user
 reads it), then its cut lines are typed back: one key every ``--key-ms``, a pause of
 ``--line-pause-ms`` at each line's end before Enter, Enter inserting the indentation an editor
-would (fixed up with spaces or backspaces when the file has another), and a suggestion
+would (fixed up with spaces or backspaces when the file has another; on a blank line the
+indentation moves down with the cursor, as VS Code's ``editor.trimAutoWhitespace`` does, so a
+blank line in the file is typed as two Enters), and a suggestion
 accepted (after ``--read-ms``) when the file goes on with it. Every request is classified by
 the keystroke it follows:
 
@@ -97,6 +99,31 @@ def editor_indent(line: str, python: bool = True) -> str:
     return indent
 
 
+def press_enter(text: str, offset: int, python: bool) -> tuple[int, str, int, str]:
+    """Enter at the end of a line: where it inserts what, the cursor after it, and the new
+    line's indentation. On a blank line the indentation moves down with the cursor (VS Code's
+    ``editor.trimAutoWhitespace``), so a blank line in a file is typed as two Enters."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = text[line_start:offset]
+    if not line.strip():
+        return line_start, "\n", offset + 1, line
+    indent = editor_indent(line, python)
+    return offset, "\n" + indent, offset + 1 + len(indent), indent
+
+
+def indentation_fix(typed: str, i: int, indent: str) -> tuple[int, int]:
+    """After Enter gave ``indent`` with ``typed[i:]`` left to type: how many characters to
+    Backspace, and where typing goes on (the rest of a deeper indentation is typed key by key;
+    before a blank line nothing is fixed, its Enter moves the indentation on)."""
+    want = typed[i : len(typed) - len(typed[i:].lstrip(" \t"))]
+    if want.startswith(indent):
+        return 0, i + len(indent)
+    if typed[i : i + 1] == "\n":
+        return 0, i
+    common = len(want) if indent.startswith(want) else 0
+    return len(indent) - common, i + common
+
+
 def _accepted_part(suggestion: str, rest: str) -> str:
     """The longest whole suggestion or whole-line prefix of it that the file goes on with."""
     cuts = [suggestion] + [suggestion[: i + 1] for i, c in enumerate(suggestion) if c == "\n"]
@@ -159,20 +186,15 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
     while i < len(typed):
         if typed[i] == "\n":
             await asyncio.sleep(cadence.line_pause_ms / 1000)
-            line = session.text[session.text.rfind("\n", 0, offset) + 1 : offset]
-            indent = editor_indent(line, python)
-            offset = session.insert(offset, "\n" + indent)
+            at, chars, offset, indent = press_enter(session.text, offset, python)
+            session.insert(at, chars)
             i += 1
             sent = time.perf_counter()
             await _ask(session, offset, "enter", run)
-            want = typed[i : len(typed) - len(typed[i:].lstrip(" \t"))]
-            if want.startswith(indent):  # the file indents deeper: type the rest
-                i += len(indent)
-            else:  # shallower: backspace to the common part
-                common = len(want) if indent.startswith(want) else 0
+            back, i = indentation_fix(typed, i, indent)
+            if back:  # the file indents less: Backspace to its indentation
                 await _pause(cadence.key_ms, sent)
-                offset = session.delete(offset, len(indent) - common)
-                i += common
+                offset = session.delete(offset, back)
                 sent = time.perf_counter()
                 await _ask(session, offset, "mid", run)
             await _pause(cadence.key_ms, sent)
