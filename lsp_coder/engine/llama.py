@@ -29,9 +29,9 @@ _backend_ready = False
 
 
 LEAD_MARK = "\n"
-"""Tokenized in front of a text to find where the vocabulary's own lead ends: in
-SentencePiece vocabularies a newline is a token of its own (a byte) that no piece merges
-with, so the text's tokens start right after it."""
+"""Tokenized in front of a text to find where the vocabulary's own lead ends: in Llama's
+SentencePiece vocabularies a newline is a byte token that no piece merges with, so the text's
+tokens start right after it (where a text does merge into it, ``tokenize`` keeps the lead)."""
 
 
 class ModelLoadError(RuntimeError):
