@@ -18,17 +18,13 @@ import re
 PYTHON_SCOPE = re.compile(r"(?:async[ \t]+)?(?:def|class)\b")
 """A Python line (without its indentation) that opens a function or a class."""
 
-SCOPE_SCAN_LINES = 2000
-"""How many lines above the cursor are walked at most."""
-
-
 def scope_head(lines: list[str], window_start: int, indent: str, python: bool) -> str:
     """The lines of ``lines[:window_start]`` that open the scopes enclosing a cursor line
     indented ``indent`` below ``lines`` (the lines above it, each with its line end),
     outermost first; "" when there are none."""
     width = _width(indent)
     found: list[str] = []
-    for i in range(len(lines) - 1, max(-1, len(lines) - 1 - SCOPE_SCAN_LINES), -1):
+    for i in range(len(lines) - 1, -1, -1):  # the prompt's lines above: a few hundred at most
         if width == 0:
             break
         line = lines[i]
