@@ -263,11 +263,12 @@ class BlockTable:
     def own_tail(self, seq: SeqState, n: int) -> int:
         """Tokens after position ``n`` that no other sequence holds."""
         bs = self.block_size
-        own = len(seq.tokens) - len(seq.keys) * bs
+        own = max(0, len(seq.tokens) - max(n, len(seq.keys) * bs))
         for i in range(len(seq.keys) - 1, -1, -1):
-            if (i + 1) * bs <= n or len(self.blocks[seq.keys[i]].holders) > 1:
+            end = (i + 1) * bs
+            if end <= n or len(self.blocks[seq.keys[i]].holders) > 1:
                 break
-            own += bs
+            own += end - max(n, i * bs)
         return own
 
     def check_bookkeeping(self) -> None:

@@ -39,11 +39,17 @@ def spare_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
 
 
+def latest_request(table: BlockTable) -> SeqState:
+    """The sequence the last request ran in (sharing a prefix into a branch makes the branch
+    the most recently used, so ``last_used`` does not tell it)."""
+    return max(table.seqs, key=lambda s: s.requested)
+
+
 def lru_request_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     """For the in-view prompt: the least recently used sequence other than ``exclude`` and
-    the most recently used one (the request just answered); None when there is none."""
+    the one the last request ran in; None when there is none."""
     seqs = table.seqs
-    newest = max(seqs, key=lambda s: s.last_used)
+    newest = latest_request(table)
     others = [s for s in seqs if s.seq_id != exclude and not s.pinned(by_idle_work=True)
               and s is not newest]
     if not others:
@@ -61,13 +67,13 @@ def stale_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     branch turns a spare sequence into a request's, and after ``n_seq_max`` of them idle work
     has nowhere to go.
 
-    Never the most recently used sequence or ``exclude``, and never one whose own
+    Never the sequence the last request ran in or ``exclude``, and never one whose own
     tokens (held by no other sequence) are more than a quarter of it and more than two
     blocks, unless it is such an older state: a document's latest prompt stays. The one with
     the fewest own tokens goes first.
     """
     seqs = table.seqs
-    newest = max(seqs, key=lambda s: s.last_used)
+    newest = latest_request(table)
     stale = []
     for seq in seqs:
         if (seq.seq_id == exclude or seq.pinned(by_idle_work=True) or seq is newest

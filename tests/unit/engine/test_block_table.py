@@ -166,6 +166,35 @@ def test_a_branch_leaves_the_requests_sequence_as_it_was():
     check(table, cells)
 
 
+def test_a_branch_that_ends_inside_a_block_goes_on_in_place():
+    # The branch holds the request's first 21 tokens (5 blocks and 1 token) and was stopped
+    # before its own tokens; asked again, it goes on where it is. It used to count its one
+    # shared partial token as its own, look elsewhere, and truncate the request's sequence.
+    table, cells = make_table(n_seq=2, block_size=4)
+    request(table, cells, list(range(22)))
+    branch = list(range(21)) + [900, 901, 902]
+    first = table.prepare_branch(branch, document="a")
+    assert first is not None and first.seq_id == 1 and first.reused == 21
+    again = table.prepare_branch(branch, document="a")
+    assert again == first
+    assert table.tokens(0) == list(range(22))
+    check(table, cells)
+
+
+def test_idle_work_never_takes_the_last_requests_sequence():
+    # The only other sequence holds the in-view prompt's unused idle tokens (pinned), and a
+    # branch from it must not truncate the latest request's, however little of it is its own
+    # (sharing a prefix from the pinned one made that the most recently used).
+    table, cells = make_table(n_seq=2, block_size=4)
+    request(table, cells, list(range(40)))
+    view = list(range(36)) + [800, 801, 802, 803]
+    pinned = table.prepare_branch(view, in_view=True, document="a")
+    evaluate(table, cells, pinned.seq_id, view[pinned.reused :], idle=True, in_view=True)
+    assert table.prepare_branch(view + [900, 901], document="a") is None
+    assert table.tokens(0) == list(range(40)) and table.tokens(1) == view
+    check(table, cells)
+
+
 def test_shifted_reuse_moves_a_cached_chunk_to_its_new_place():
     table, cells = make_table(block_size=4, shift_min=8)
     old = list(range(10)) + list(range(100, 110)) + list(range(200, 230))
@@ -216,9 +245,12 @@ def test_the_table_always_matches_its_cells_and_budget(ops, block_size, budget, 
                 _, tokens, doc, in_view = op
                 # A request's latest prompt that holds much of its own (not an older state:
                 # see choosing.stale_seq) is never idle work's to truncate or take.
+                # Nor is the sequence the last request ran in.
+                latest = max(table.seqs, key=lambda s: s.requested)
                 kept = {s.seq_id: list(s.tokens) for s in table.seqs
-                        if s.tokens and s.idle_from is None and not left_behind(table, s)
-                        and table.own_tail(s, 0) > max(2 * block_size, len(s.tokens) // 4)}
+                        if s.tokens and s.idle_from is None and (s is latest or (
+                            not left_behind(table, s)
+                            and table.own_tail(s, 0) > max(2 * block_size, len(s.tokens) // 4)))}
                 branch = table.prepare_branch(tokens, in_view=in_view, document=doc)
                 if branch is not None and branch.reused < len(tokens):
                     evaluate(table, cells, branch.seq_id, tokens[branch.reused :], idle=True,
