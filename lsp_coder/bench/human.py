@@ -54,6 +54,8 @@ class Key:
     """Prompt tokens the model evaluated for it (those not reused)."""
     text: str = ""
     """The suggestion."""
+    pressed: str = ""
+    """What the user did: the character typed, ``Enter``, ``Backspace xN`` or ``accept``."""
 
 
 @dataclass(slots=True)
@@ -133,12 +135,12 @@ def _accepted_part(suggestion: str, rest: str) -> str:
     return ""
 
 
-async def _ask(session: Session, offset: int, kind: str, run: HumanRun) -> str:
+async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed: str) -> str:
     sent = time.perf_counter()
     text = await session.inline(offset)
     latency = (time.perf_counter() - sent) * 1000
     recent = (await session.stats())["recent"][-1]
-    key = Key(kind, latency, recent["cached"], text=text)
+    key = Key(kind, latency, recent["cached"], text=text, pressed=pressed)
     for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):
         setattr(key, attr, recent.get(attr, 0))
     run.keys.append(key)
@@ -190,20 +192,20 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
             session.insert(at, chars)
             i += 1
             sent = time.perf_counter()
-            await _ask(session, offset, "enter", run)
+            await _ask(session, offset, "enter", run, "Enter")
             back, i = indentation_fix(typed, i, indent)
             if back:  # the file indents less: Backspace to its indentation
                 await _pause(cadence.key_ms, sent)
                 offset = session.delete(offset, back)
                 sent = time.perf_counter()
-                await _ask(session, offset, "mid", run)
+                await _ask(session, offset, "mid", run, f"Backspace x{back}")
             await _pause(cadence.key_ms, sent)
             kind = "mid"
             continue
         offset = session.insert(offset, typed[i])
         i += 1
         sent = time.perf_counter()
-        shown = await _ask(session, offset, kind, run)
+        shown = await _ask(session, offset, kind, run, typed[i - 1])
         kind = "mid"
         part = _accepted_part(shown, typed[i:]) if accept else ""
         if part:
@@ -212,7 +214,7 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
             i += len(part)
             run.accepted_chars += len(part)
             sent = time.perf_counter()
-            await _ask(session, offset, "accept", run)
+            await _ask(session, offset, "accept", run, "accept")
         await _pause(cadence.key_ms, sent)
 
 
@@ -237,7 +239,7 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
                                 for kind in ("open", "enter", "accept", "mid")}
     out["prefetches_taken"] = run.totals.get("prefetches_taken", 0)
     out["keys_raw"] = [[k.kind, round(k.latency_ms, 1), k.cached, k.prompt_tokens,
-                        k.evaluated_tokens] for k in run.keys]
+                        k.evaluated_tokens, k.pressed] for k in run.keys]
     out["accepted_chars"] = run.accepted_chars
     out["short_prompts"] = run.totals.get("short_prompts", 0)
     idle = run.totals.get("idle", {})
