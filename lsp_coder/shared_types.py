@@ -98,11 +98,40 @@ class PromptParts:
         order must hold), and also with nothing after the cursor (the end of a file without a
         last newline): there the 0.5B, with the indentation before the suffix, answered with
         another indentation in 4 of 4 functions begun, and healed after the middle in none.
+
+        Only whole levels go before the suffix, at most one deeper than the last line above
+        (``whole_levels``); the rest (alignment, a level being typed space by space) goes
+        after the middle token with the code: every key that changes what goes before the
+        suffix reads the suffix again, about 80 tokens in the short prompt.
         """
         if self.recent or not self.suffix:
             return "", self.line_prefix
         code = self.line_prefix.lstrip(" \t")
-        return self.line_prefix[: len(self.line_prefix) - len(code)], code
+        kept = whole_levels(self.above, self.line_prefix[: len(self.line_prefix) - len(code)])
+        return self.line_prefix[:kept], self.line_prefix[kept:]
+
+
+def whole_levels(above: str, indent: str) -> int:
+    """How much of ``indent`` (a line's leading spaces or tabs) is whole levels of indentation
+    at most one deeper than the last non-blank line of ``above``. A level is a tab, or the
+    smallest indentation of a line in ``above`` (2 to 8 spaces, else 4)."""
+    char = indent[:1]
+    if not char:
+        return 0
+    run = len(indent) - len(indent.lstrip(char))
+    lines = above.splitlines()
+    last = next((line for line in reversed(lines) if line.strip()), "")
+    unit = 1 if char == "\t" else space_unit(lines)
+    return min(run // unit * unit, len(last) - len(last.lstrip(char)) + unit)
+
+
+def space_unit(lines: list[str]) -> int:
+    """The smallest indentation of a space-indented line (2 to 8, else 4)."""
+    widths = {len(line) - len(line.lstrip(" ")) for line in lines
+              if line.startswith(" ") and line.strip()}
+    widths.discard(0)
+    smallest = min(widths, default=4)
+    return smallest if 2 <= smallest <= 8 else 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from lsp_coder.backends.local_prompt import FimTemplate, _fit_above, build_prompt
 from lsp_coder.completion.context import split_document
-from lsp_coder.shared_types import PromptParts
+from lsp_coder.shared_types import PromptParts, whole_levels
 
 
 def _tokenize(text: str) -> list[int]:
@@ -33,34 +33,65 @@ def test_the_cursor_lines_indentation_ends_the_prefix_and_its_code_follows_the_m
     """As in the plain prompt, a blank line's indentation comes before the suffix and nothing
     is healed; the code typed on the line goes after the middle token, so it only appends."""
     detok = lambda t: "".join(map(chr, t))  # noqa: E731
-    above = "def mean(values):\n"
+    above = "def mean(values):\n    if values:\n"
     prompts = [build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, typed, "\n"), _tokenize,
                             detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
                for typed in ("        ", "        r", "        re", "        ret")]
     blank = prompts[0]
-    assert detok(blank.tokens) == "\x01def mean(values):\n        \x02\n\x03"
+    assert detok(blank.tokens) == "\x01def mean(values):\n    if values:\n        \x02\n\x03"
     assert blank.heal == ""
     for prompt, code in zip(prompts[1:], ("", "r", "re")):
         assert prompt.tokens[: len(blank.tokens)] == blank.tokens
         assert detok(prompt.tokens[len(blank.tokens) :]) == code
     assert prompts[-1].heal == "t"
-    tabs = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, "\t\tx = ", "\n"),
+    tabs = build_prompt(FimTemplate(1, 2, 3), PromptParts((), "\tif x:\n", "\t\tx = ", "\n"),
                         _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
     assert detok(tabs.tokens).endswith("\t\t\x02\n\x03x =") and tabs.heal == " "
-    # A line of thousands of spaces keeps a quarter of the prefix budget of them.
-    wide = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, " " * 5000 + "x", "\n"),
+    # A line above of thousands of spaces: the cursor line's indentation like it keeps a
+    # quarter of the prefix budget of them.
+    deep = " " * 5000
+    wide = build_prompt(FimTemplate(1, 2, 3), PromptParts((), deep + "y\n", deep + "x", "\n"),
                         _tokenize, detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
-    assert detok(wide.tokens) == "\x01" + above + " " * 250 + "\x02\n\x03"
+    assert detok(wide.tokens).endswith(" " * 250 + "\x02\n\x03")
+    assert len(wide.tokens) <= 1000 + 100 + 3
     # At the end of a file with no last newline (nothing after the cursor) all of it goes
     # after the middle token.
     end = build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, "    ", ""), _tokenize,
                        detok, prefix_tokens=1000, suffix_tokens=100, extra_tokens=0)
-    assert detok(end.tokens) == "\x01def mean(values):\n\x02\x03   " and end.heal == " "
+    assert detok(end.tokens) == "\x01" + above + "\x02\x03   " and end.heal == " "
     # With recent lines after the middle token the whole cursor line goes there too.
     recent = build_prompt(FimTemplate(1, 2, 3), PromptParts((), "", "    r", "\n", above),
                           _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
                           extra_tokens=0)
-    assert detok(recent.tokens) == "\x01\x02\n\x03def mean(values):\n    "
+    assert detok(recent.tokens) == "\x01\x02\n\x03" + above + "    "
+
+
+def test_only_whole_levels_of_indentation_go_before_the_suffix():
+    """Alignment and a level typed space by space go after the middle token, so those keys
+    only append to the prompt; a whole level (at most one deeper than the line above) ends
+    the prefix."""
+    detok = lambda t: "".join(map(chr, t))  # noqa: E731
+    above = "def mean(values):\n    total = add(values[0],\n"
+    prompts = [build_prompt(FimTemplate(1, 2, 3), PromptParts((), above, " " * n, "\n"),
+                            _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
+                            extra_tokens=0) for n in range(8, 20)]
+    first = detok(prompts[0].tokens)
+    assert first.endswith("        \x02\n\x03")
+    for prompt in prompts[1:]:
+        assert detok(prompt.tokens).startswith(first)
+    assert prompts[-1].heal == " "  # the last space is healed, as any last token
+
+
+def test_whole_levels():
+    assert whole_levels("", "") == 0
+    assert whole_levels("", "        ") == 4  # nothing above: one level at most
+    assert whole_levels("    if x:\n", "       ") == 4  # a deeper level being typed
+    assert whole_levels("    if x:\n", "        ") == 8
+    assert whole_levels("            return x\n\n", "    ") == 4  # a dedent
+    assert whole_levels("    call(a,\n", " " * 43) == 8  # alignment
+    assert whole_levels("function f() {\n  if (x) {\n", "   ") == 2  # the file's unit
+    assert whole_levels("\tcall(a,\n", "\t\t  ") == 2  # tabs, then alignment spaces
+    assert whole_levels("\tcall(a,\n", "\t\t\t") == 2
 
 
 def _prompt_at(text: str, offset: int, recent_lines: int) -> list[int]:
