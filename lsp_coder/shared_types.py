@@ -7,6 +7,7 @@ without importing each other.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -113,25 +114,33 @@ class PromptParts:
 
 def whole_levels(above: str, indent: str) -> int:
     """How much of ``indent`` (a line's leading spaces or tabs) is whole levels of indentation
-    at most one deeper than the last non-blank line of ``above``. A level is a tab, or the
-    smallest indentation of a line in ``above`` (2 to 8 spaces, else 4)."""
+    at most one deeper than the last non-blank line of ``above`` (when it has one). A level is
+    a tab, or ``space_unit`` spaces."""
     char = indent[:1]
     if not char:
         return 0
     run = len(indent) - len(indent.lstrip(char))
     lines = above.splitlines()
-    last = next((line for line in reversed(lines) if line.strip()), "")
     unit = 1 if char == "\t" else space_unit(lines)
+    last = next((line for line in reversed(lines) if line.strip()), None)
+    if last is None:  # nothing above in the window: no line to be one level deeper than
+        return run // unit * unit
     return min(run // unit * unit, len(last) - len(last.lstrip(char)) + unit)
 
 
 def space_unit(lines: list[str]) -> int:
-    """The smallest indentation of a space-indented line (2 to 8, else 4)."""
-    widths = {len(line) - len(line.lstrip(" ")) for line in lines
-              if line.startswith(" ") and line.strip()}
-    widths.discard(0)
-    smallest = min(widths, default=4)
-    return smallest if 2 <= smallest <= 8 else 4
+    """The most common step (2 to 8 spaces; the smaller on a tie, 4 without one) by which a
+    line is indented deeper than the non-blank line before it. Not the smallest indentation:
+    a window inside a method may hold no line of the first level."""
+    steps: Counter[int] = Counter()
+    previous = None
+    for line in lines:
+        if line.strip():
+            width = len(line) - len(line.lstrip(" "))
+            if previous is not None and 2 <= width - previous <= 8:
+                steps[width - previous] += 1
+            previous = width
+    return max(steps, key=lambda step: (steps[step], -step)) if steps else 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,12 +84,16 @@ def test_only_whole_levels_of_indentation_go_before_the_suffix():
 
 def test_whole_levels():
     assert whole_levels("", "") == 0
-    assert whole_levels("", "        ") == 4  # nothing above: one level at most
+    assert whole_levels("", "        ") == 8  # nothing above: whole levels
+    assert whole_levels("\n\n", "      ") == 4
     assert whole_levels("    if x:\n", "       ") == 4  # a deeper level being typed
     assert whole_levels("    if x:\n", "        ") == 8
     assert whole_levels("            return x\n\n", "    ") == 4  # a dedent
     assert whole_levels("    call(a,\n", " " * 43) == 8  # alignment
     assert whole_levels("function f() {\n  if (x) {\n", "   ") == 2  # the file's unit
+    # A window inside a method, with no line of the first level: the unit is still 4.
+    method = "        a = 1\n        if a:\n            b = 2\n"
+    assert whole_levels(method, " " * 12) == 12 and whole_levels(method, " " * 14) == 12
     assert whole_levels("\tcall(a,\n", "\t\t  ") == 2  # tabs, then alignment spaces
     assert whole_levels("\tcall(a,\n", "\t\t\t") == 2
 
