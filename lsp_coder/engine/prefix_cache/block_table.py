@@ -184,12 +184,13 @@ class BlockTable:
         if src is not None and n == len(tokens):
             return self._claimed(Prepared(src.seq_id, n), in_view)
         now = self._tick()
-        # The pinned sequence (the last in-view prompt) is extended in place only by the same
-        # prompt going on; another in-view prompt (the full one after a cursor's short one)
-        # does not truncate or take it either: the next key may still read it.
-        if src is not None and src.idle_from is not None and n >= src.idle_from and (
-                (not src.pinned(by_idle_work=True) or (in_view and n == len(src.tokens)))
-                and self.own_tail(src, n) == len(src.tokens) - n):
+        # A branch goes on in place only when the prompt extends all it holds (the same job
+        # again after a stop); one holding another guess (Enter's, when the accept branch of
+        # the same answer comes next) is kept for it. The pinned sequence (the last in-view
+        # prompt) goes on only with an in-view prompt; another in-view prompt (the full one
+        # after a cursor's short one) does not truncate or take it: the next key may read it.
+        if src is not None and src.idle_from is not None and n == len(src.tokens) and (
+                not src.pinned(by_idle_work=True) or in_view):
             self._truncate(src, n)
             src.last_used = now
             src.document = document
