@@ -130,14 +130,15 @@ def whole_levels(above: str, indent: str) -> int:
 
 def space_unit(lines: list[str]) -> int:
     """The most common step (2 to 8 spaces; the smaller on a tie, 4 without one) by which a
-    line is indented deeper than the non-blank line before it. Not the smallest indentation:
-    a window inside a method may hold no line of the first level."""
+    line is indented deeper than the non-blank line before it (the first, than column 0).
+    Not the smallest indentation: a window inside a method may hold no line of the first
+    level, and a continuation line may sit at 2 in a file of 4."""
     steps: Counter[int] = Counter()
-    previous = None
+    previous = 0
     for line in lines:
         if line.strip():
             width = len(line) - len(line.lstrip(" "))
-            if previous is not None and 2 <= width - previous <= 8:
+            if 2 <= width - previous <= 8:
                 steps[width - previous] += 1
             previous = width
     return max(steps, key=lambda step: (steps[step], -step)) if steps else 4

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..shared_types import space_unit
 from .context import CHARS_PER_TOKEN
 
 ENTER_OPENERS = (":", "{", "(", "[")
@@ -117,16 +118,12 @@ def after_enter(text: str, offset: int, python: bool = False) -> tuple[str, int]
 
 
 def indent_unit(text: str, indent: str = "") -> str:
-    """One level of indentation: a tab where the line uses tabs, else the file's smallest."""
+    """One level of indentation: a tab where the line uses tabs, else the file's most common
+    step from a line to a deeper one (``space_unit``, as editors detect it; the prompt's
+    whole levels use the same)."""
     if indent.startswith("\t"):
         return "\t"
-    widths = set()
-    for line in text[:INDENT_SCAN_CHARS].splitlines()[:2000]:
-        body = line.lstrip(" ")
-        if body and not body.startswith("\t") and len(line) > len(body):
-            widths.add(len(line) - len(body))
-    smallest = min(widths, default=4)
-    return " " * (smallest if 2 <= smallest <= 8 else 4)
+    return " " * space_unit(text[:INDENT_SCAN_CHARS].splitlines()[:2000])
 
 
 def document_window(uri: str, path: str, text: str, prefix_tokens: int) -> NextPrompt:

@@ -45,9 +45,13 @@ def test_no_enter_branch_in_the_middle_of_a_line():
     assert after_enter(text, text.index("\n")) is not None
 
 
-def test_indent_unit_is_the_files_smallest_indentation():
+def test_indent_unit_is_the_files_most_common_step():
     assert indent_unit("class A:\n  def f(self):\n    pass\n") == "  "
     assert indent_unit("x = 1\n") == "    "
+    # A continuation line at 2 is the smallest indentation, not a level.
+    text = "def f():\n    x = (1,\n  2)\n    if x:\n        pass\n"
+    assert indent_unit(text) == "    "
+    assert indent_unit(text, "\t") == "\t"
 
 
 def test_after_answer_names_enter_then_accept():
