@@ -191,7 +191,6 @@ class BlockTable:
         # after a cursor's short one) does not truncate or take it: the next key may read it.
         if src is not None and src.idle_from is not None and n == len(src.tokens) and (
                 not src.pinned(by_idle_work=True) or in_view):
-            self._truncate(src, n)
             src.last_used = now
             src.document = document
             return self._claimed(Prepared(src.seq_id, n), in_view)
