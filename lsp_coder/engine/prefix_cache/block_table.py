@@ -207,7 +207,9 @@ class BlockTable:
             dst.idle_from = 0
             return self._claimed(Prepared(dst.seq_id, 0), in_view)
         self._share(src, dst, n)
-        dst.idle_from = n
+        # Idle tokens of a branch shared on stay unused until a request reads them (the
+        # accept branch of an answer shares its first line from the Enter branch).
+        dst.idle_from = n if src.idle_from is None else min(n, src.idle_from)
         return self._claimed(Prepared(dst.seq_id, n), in_view)
 
     def record(self, seq_id: int, tokens: list[int], idle: bool = False) -> None:
@@ -351,10 +353,20 @@ class BlockTable:
             block.idle = False
 
     def _count_idle_used(self, src: SeqState, n: int) -> None:
-        """A request reuses the first ``n`` tokens of ``src``: count the idle ones as used."""
-        if src.idle_from is not None and n > src.idle_from:
-            self.idle_used_tokens += n - src.idle_from
-            src.idle_from = n
+        """A request reuses the first ``n`` tokens of ``src``: count the idle ones as used.
+
+        Full blocks count by their ``idle`` mark (a request clears it), so tokens another
+        branch shared on and a request read there count once; the partial tail by
+        ``idle_from``."""
+        if src.idle_from is None or n <= src.idle_from:
+            return
+        bs, start = self.block_size, src.idle_from
+        full = n // bs
+        for i, key in enumerate(src.keys[:full]):
+            if self.blocks[key].idle and (i + 1) * bs > start:
+                self.idle_used_tokens += (i + 1) * bs - max(i * bs, start)
+        self.idle_used_tokens += n - max(start, full * bs)
+        src.idle_from = n
 
     def _append(self, seq: SeqState, tokens: list[int], idle: bool = False) -> None:
         if not tokens:

@@ -166,6 +166,27 @@ def test_a_branch_leaves_the_requests_sequence_as_it_was():
     check(table, cells)
 
 
+def test_idle_tokens_a_branch_shared_on_count_once_when_a_request_reads_them():
+    # The Enter branch of an answer holds its first line, then a newline; the accept branch
+    # shares the first line from it and goes on with the answer's second line. Accepting
+    # reads both branches' idle tokens: all of them count, and a later request that reads
+    # the Enter branch's first line again does not count it twice.
+    table, cells = make_table(block_size=4)
+    request(table, cells, list(range(30)))
+    first_line = list(range(900, 910))
+    enter = table.prepare_branch(list(range(30)) + first_line + [1], document="a")
+    evaluate(table, cells, enter.seq_id, first_line + [1], idle=True)
+    accept_prompt = list(range(30)) + first_line + [2, 3, 4]
+    accept = table.prepare_branch(accept_prompt, document="a")
+    assert accept.seq_id != enter.seq_id and accept.reused == 40
+    evaluate(table, cells, accept.seq_id, [2, 3, 4], idle=True)
+    assert request(table, cells, accept_prompt + [5]) == 43
+    assert table.idle_used_tokens == 13
+    assert request(table, cells, list(range(30)) + first_line + [1, 6]) == 41
+    assert table.idle_used_tokens == 14
+    check(table, cells)
+
+
 def test_a_branch_that_ends_inside_a_block_goes_on_in_place():
     # The branch holds the request's first 21 tokens (5 blocks and 1 token) and was stopped
     # before its own tokens; asked again, it goes on where it is. It used to count its one
@@ -235,6 +256,7 @@ steps = st.lists(st.one_of(
 def test_the_table_always_matches_its_cells_and_budget(ops, block_size, budget, shift_min):
     table, cells = make_table(n_seq=4, block_size=block_size, budget=budget,
                               shift_min=shift_min)
+    idle_evaluated = 0
     for op in ops:
         try:
             if op[0] == "request":
@@ -255,6 +277,7 @@ def test_the_table_always_matches_its_cells_and_budget(ops, block_size, budget, 
                 if branch is not None and branch.reused < len(tokens):
                     evaluate(table, cells, branch.seq_id, tokens[branch.reused :], idle=True,
                              in_view=in_view)
+                    idle_evaluated += len(tokens) - branch.reused
                 if not in_view:
                     assert {i: table.tokens(i) for i in kept} == kept
             else:
@@ -263,3 +286,5 @@ def test_the_table_always_matches_its_cells_and_budget(ops, block_size, budget, 
         except PromptTooLong:
             pass
         check(table, cells)
+        # Idle tokens a request read count once at most.
+        assert table.idle_used_tokens <= idle_evaluated
