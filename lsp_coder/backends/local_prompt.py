@@ -9,9 +9,10 @@ Layout (PSM, with the cursor line's code after the middle token)::
 cursor line: a new line then appends to the prompt instead of moving a line in front of the
 suffix, which made every Enter evaluate the whole suffix block again.
 
-or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as CodeLlama)::
+or SPM (``completion.fim_layout = "spm"``, for models trained on it, such as CodeLlama; the
+order of the FIM paper and of CodeLlama's own ``infilling_prompt_tokens``)::
 
-    [extra files] <SUF> rest-of-line + lines-below <PRE> lines-above + indentation <MID>
+    [extra files] <PRE> <SUF> rest-of-line + lines-below <MID> lines-above + indentation
     typed-on-this-line
 
 The cursor line's indentation stays with the lines above (``PromptParts.cursor_line``; with
@@ -219,10 +220,11 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     suffix = tokenize(parts.suffix)[:suffix_tokens]
     lead = [template.prefix, *template.prefix_lead]
     if layout == "spm":
-        body = [template.suffix] + suffix + lead + above
+        body = [template.prefix, template.suffix, *suffix, template.middle,
+                *template.prefix_lead, *above]
     else:
-        body = lead + above + [template.suffix] + suffix
-    return Prompt(head + extra + body + [template.middle] + typed, heal, dropped)
+        body = [*lead, *above, template.suffix, *suffix, template.middle]
+    return Prompt(head + extra + body + typed, heal, dropped)
 
 
 def _imports(text: str, tokenize: Tokenize, limit: int) -> list[int]:

@@ -82,6 +82,22 @@ def test_only_whole_levels_of_indentation_go_before_the_suffix():
     assert prompts[-1].heal == " "  # the last space is healed, as any last token
 
 
+def test_spm_puts_the_suffix_first_and_the_code_above_after_the_middle_token():
+    """CodeLlama's suffix-first order (``<PRE> <SUF>{suffix} <MID> {prefix}``): its text lead
+    goes before the code above, after the middle token; typing on the line only appends."""
+    detok = lambda t: "".join(map(chr, t))  # noqa: E731
+    template = FimTemplate(1, 2, 3, prefix_lead=(ord("_"),))
+    above = "def mean(values):\n    if values:\n"
+    prompts = [build_prompt(template, PromptParts((), above, typed, "\n    return 0\n"),
+                            _tokenize, detok, prefix_tokens=1000, suffix_tokens=100,
+                            extra_tokens=0, layout="spm")
+               for typed in ("        ", "        r", "        re")]
+    assert detok(prompts[0].tokens) == ("\x01\x02\n    return 0\n\x03_" + above + "        ")
+    for prompt, code in zip(prompts[1:], ("", "r")):
+        assert prompt.tokens[: len(prompts[0].tokens)] == prompts[0].tokens
+        assert detok(prompt.tokens[len(prompts[0].tokens) :]) == code
+
+
 def test_whole_levels():
     assert whole_levels("", "") == 0
     assert whole_levels("", "        ") == 8  # nothing above: whole levels
