@@ -29,13 +29,17 @@ def test_the_enclosing_def_and_class_above_the_window_outermost_first():
     above = lines(PYTHON)
     window = above.index("        n = len(grid)\n")
     # The cursor inside the ``if``: the ``for`` and ``if`` lines are in the window; the
-    # docstring's column-0 line ends the walk (indentation is all it reads), so a window that
-    # starts below the docstring gets the ``def`` only when the walk reaches it.
-    assert scope_head(above, window, " " * 16, python=True) == ""
+    # docstring's column-0 line starts inside a string (one triple quote below it), so it
+    # does not end the walk.
+    assert scope_head(above, window, " " * 16, python=True) == (
+        "class Grid:\n    def path(self, grid, k):\n")
     no_col0 = [x for x in above if not x.startswith("Examples")]
     window = no_col0.index("        n = len(grid)\n")
     assert scope_head(no_col0, window, " " * 16, python=True) == (
         "class Grid:\n    def path(self, grid, k):\n")
+    # The cursor in a docstring: the ``def`` above it still opens its scope.
+    in_doc = lines('class A:\n    def f(self):\n        """Walk.\n')
+    assert scope_head(in_doc, 3, " " * 8, python=True) == "class A:\n    def f(self):\n"
     # A window that holds the ``def`` needs only the class line; one that holds all: nothing.
     assert scope_head(no_col0, no_col0.index("    def path(self, grid, k):\n"), " " * 8,
                       python=True) == "class Grid:\n"
