@@ -218,12 +218,12 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if not template.has_fim:
         return Prompt(head + extra + above + typed, heal, dropped)
     suffix = tokenize(parts.suffix)[:suffix_tokens]
-    lead = [template.prefix, *template.prefix_lead]
     if layout == "spm":
         body = [template.prefix, template.suffix, *suffix, template.middle,
                 *template.prefix_lead, *above]
     else:
-        body = [*lead, *above, template.suffix, *suffix, template.middle]
+        body = [template.prefix, *template.prefix_lead, *above, template.suffix, *suffix,
+                template.middle]
     return Prompt(head + extra + body + typed, heal, dropped)
 
 
