@@ -31,6 +31,10 @@ from .worker_state import WorkerState
 
 log = logging.getLogger(__name__)
 
+MAX_PENDING = 8
+"""Requests one session may have waiting at once (each for another document); a newer one
+supersedes the oldest, so a client that floods the server holds a bounded share of it."""
+
 
 @dataclass(slots=True)
 class _DocTiming:
@@ -175,8 +179,12 @@ class Scheduler:
             self.idle.answered(req, cached.text)
             return cached
         self._supersede(req.uri)
+        waiting = [p for p in self._pending.values() if not p.answer.done()]
+        if len(waiting) >= MAX_PENDING:
+            self._supersede(waiting[0].uri)
         loop = asyncio.get_running_loop()
         pending = _Pending(req.uri, self, loop.create_future())
+        self._pending.pop(req.uri, None)  # (an entry superseded above: the newest goes last)
         self._pending[req.uri] = pending
         outcome = "ok"
         delay = 0.0

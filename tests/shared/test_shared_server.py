@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_coder.server.scheduler import MAX_PENDING
 from tests.robustness.conftest import tiny_options
 from tests.robustness.rawclient import RawServer, frame
 from tests.shared.helpers import (
@@ -272,3 +273,29 @@ def test_the_forwarder_loads_no_model(editors, tiny_qwen):
                       Path(f"/proc/{a.proc.pid}/status").read_text().splitlines()
                       if line.startswith("VmRSS:")))
     assert rss_kb < 60_000, rss_kb
+
+
+def test_a_chatty_editor_holds_a_bounded_share(editors, tiny_qwen):
+    a, b = editors(), editors()
+    for srv in (a, b):
+        srv.initialize(tiny_options(tiny_qwen))
+        assert srv.wait_for_model()["model_loaded"]
+    burst = []
+    for n in range(40):  # forty documents, a request on each, all at once
+        uri = f"file:///tmp/chatty{n}.py"
+        burst.append(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": TEXT}}}))
+        burst.append(frame({"jsonrpc": "2.0", "id": f"c{n}",
+                            "method": "textDocument/inlineCompletion", "params": {
+                                "textDocument": {"uri": uri},
+                                "position": {"line": 1, "character": 11},
+                                "context": {"triggerKind": 2}}}))
+    b.send_bytes(b"".join(burst))
+    answer = complete(a, "file:///tmp/quiet.py", 1, 11, open_text=TEXT)
+    assert "result" in answer
+    for n in range(40):
+        assert "result" in b.response(f"c{n}")  # every one answered...
+    totals = b.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
+    assert totals["totals"]["superseded"] >= 40 - MAX_PENDING  # ...most of them at once
+    recent_a = a.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
+    assert recent_a["recent"][-1]["outcome"] == "ok", recent_a["recent"][-1]
