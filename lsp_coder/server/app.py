@@ -95,23 +95,38 @@ class LspCoderServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
-    def use_model(self, slot: ModelSlot) -> None:
-        """Complete with ``slot``'s model from now on (event loop)."""
-        if self.slot is not None:
-            self.slot.users.discard(self)
+    def use_model(self, slot: ModelSlot) -> ModelSlot | None:
+        """Complete with ``slot``'s model from now on (event loop); returns the one used
+        before."""
+        old = self.slot
+        if old is not None:
+            old.users.discard(self)
         self.slot = slot
         slot.users.add(self)
         self.service.lifecycle = slot.lifecycle
         self.host.changed()
+        return old
 
     def choose_model(self, config: Config) -> ModelSlot:
-        """Take ``config``; returns the model its settings choose (the current one, another
-        one already loaded, or one to load with ``load_model``)."""
+        """Take ``config``; returns the model its settings choose (see ``change_model``)."""
         self.service.reconfigure(config)
-        slot = self.host.slot(model_key(config))
-        if slot.lifecycle.backend is not None or self.slot is None:
-            self.use_model(slot)
-        return slot
+        return self.host.slot(model_key(config))
+
+    async def change_model(self, slot: ModelSlot) -> None:
+        """Complete with ``slot``'s model: at once when it is loaded, else once it is (this
+        session loads it, or waits for another session's load); the model left behind is
+        closed when no session uses it any more."""
+        if slot.loading is not None:
+            await asyncio.shield(slot.loading)
+        if slot.lifecycle.backend is None:
+            await self.load_model(slot)
+        elif slot is not self.slot:
+            await self._free(self.use_model(slot))
+
+    async def _free(self, old: ModelSlot | None) -> None:
+        if old is not None and not old.users and old.loading is None:
+            self.host.slots.pop(old.key, None)
+            await self.scheduler.run(old.lifecycle.close)
 
     async def load_model(self, slot: ModelSlot) -> None:
         """Load ``slot``'s model on the worker, reporting progress to the client; this
@@ -127,11 +142,7 @@ class LspCoderServer(LanguageServer):
             host.end_loading(slot)
             self.status.update()
         if error is None and slot is not self.slot:
-            old = self.slot
-            self.use_model(slot)
-            if old is not None and not old.users:  # left behind by its only user: free it
-                host.slots.pop(old.key, None)
-                await self.scheduler.run(old.lifecycle.close)
+            await self._free(self.use_model(slot))
         elif error is not None and slot is not self.slot and not slot.users:
             host.slots.pop(slot.key, None)
 
@@ -246,6 +257,7 @@ def build_server(host: EngineHost, base_config: Config, startup_problem: str | N
         config = ls.apply_settings(params.initialization_options, "initializationOptions",
                                    over=ls.base_config)
         slot = ls.choose_model(config)
+        ls.use_model(slot)
         ls.service.workspace_folders(_folders(params))
         ls.status.begin(wants_status(params.capabilities))
         ls.load_needed = slot.lifecycle.backend is None and slot.loading is None
@@ -265,9 +277,7 @@ def build_server(host: EngineHost, base_config: Config, startup_problem: str | N
     async def did_change_configuration(ls: LspCoderServer,
                                        params: types.DidChangeConfigurationParams) -> None:
         config = ls.apply_settings(params.settings, "workspace/didChangeConfiguration")
-        slot = ls.choose_model(config)
-        if slot.lifecycle.backend is None and slot.loading is None:
-            await ls.load_model(slot)
+        await ls.change_model(ls.choose_model(config))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(ls: LspCoderServer,

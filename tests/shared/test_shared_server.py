@@ -299,3 +299,23 @@ def test_a_chatty_editor_holds_a_bounded_share(editors, tiny_qwen):
     assert totals["totals"]["superseded"] >= 40 - MAX_PENDING  # ...most of them at once
     recent_a = a.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
     assert recent_a["recent"][-1]["outcome"] == "ok", recent_a["recent"][-1]
+
+
+def test_editors_choosing_another_model_get_it_beside_the_first(editors, tiny_qwen,
+                                                                 tiny_qwen_other_seed):
+    a, b = editors(), editors()
+    a.initialize(tiny_options(tiny_qwen))
+    assert a.wait_for_model()["model_loaded"]
+    b.initialize(tiny_options(tiny_qwen_other_seed))
+    assert b.wait_for_model()["model_loaded"]
+    (status,) = daemon_status(editors.env)  # one shared server...
+    models = sorted((m["model"], m["editors"]) for m in status["models"])
+    assert models == sorted([(str(tiny_qwen), 1), (str(tiny_qwen_other_seed), 1)]), status
+    for srv in (a, b):  # ...where neither shares the other's model
+        assert srv.call("workspace/executeCommand",
+                        {"command": "lspCoder.status"})["result"]["editors"] == 1
+    # b moves to a's model: it shares it, and b's former model, used by no one, is closed.
+    b.notify("workspace/didChangeConfiguration",
+             {"settings": {"model": {"path": str(tiny_qwen)}}})
+    assert wait_until(lambda: len(daemon_status(editors.env)[0]["models"]) == 1)
+    assert daemon_status(editors.env)[0]["models"][0]["editors"] == 2
