@@ -86,8 +86,10 @@ def test_the_same_file_in_two_editors_is_read_once(editors, tiny_qwen):
     text = "".join(f"def helper_{i}(x):\n    return x * {i}\n\n" for i in range(40)) + TEXT
     line = text.count("\n")
     a, b = editors(), editors()
+    options = tiny_options(tiny_qwen)
+    options["idle"] = {"cold_prompt_ms": 0}  # the full prompt in both (no timing-based choice)
     for srv in (a, b):
-        srv.initialize(tiny_options(tiny_qwen))
+        srv.initialize(options)
         assert srv.wait_for_model()["model_loaded"]
     open_doc(a, "file:///tmp/same.py", text)
     complete(a, "file:///tmp/same.py", line, 11)
