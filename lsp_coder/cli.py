@@ -11,6 +11,7 @@ from . import __version__
 from .bench.commands import add_bench_commands
 from .config import Config, ConfigError, default_config_path, load_file
 from .shared.control import add_daemon_commands
+from .tools.models import add_model_commands
 
 
 def _config(path: str | None) -> Config:
@@ -112,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="measure the real server: typing, idle time, a team on a"
                        " serving engine, cross-file context, ... (lsp-coder bench -h)")
     add_bench_commands(p)
+    add_model_commands(sub)
     return parser
 
 

@@ -87,6 +87,13 @@ def tiny_codellama() -> Path:
     return cached_model("codellama")
 
 
+@pytest.fixture(scope="session")
+def tiny_codellama_draft() -> Path:
+    """The tiny CodeLlama vocab without its four infill tokens, as TinyLlama's (Llama 2's)
+    vocabulary stops before CodeLlama's: a draft that passes the vocab check."""
+    return cached_model("codellama", seed=3, fim_tokens=False)
+
+
 def server_env(**extra: str) -> dict[str, str]:
     """Environment for a server subprocess: no user config file, quiet llama.cpp, and a shared
     server of its own (a private runtime folder; it exits with its last editor)."""
