@@ -25,13 +25,12 @@
 ;;; Code:
 
 (require 'cl-lib)
-(require 'seq)
 (require 'subr-x)
-
-(defgroup lsp-coder-ghost nil
-  "lsp-coder's suggestions as ghost text."
-  :group 'lsp-coder
-  :prefix "lsp-coder-ghost-")
+(require 'lsp-coder-ghost-ask
+         (expand-file-name "lsp-coder-ghost-ask"
+                           (file-name-directory
+                            (or load-file-name buffer-file-name
+                                (bound-and-true-p byte-compile-current-file)))))
 
 (defcustom lsp-coder-ghost-text t
   "Show lsp-coder's suggestions as ghost text.
@@ -39,14 +38,12 @@ The connection then tells the server (the experimental capability
 lspCoderGhostText), which leaves its suggestion out of completion lists.
 nil: the suggestion comes through `completion-at-point' instead.  Applies
 to connections made after the change."
-  :type 'boolean)
-
-(defcustom lsp-coder-ghost-delay 0.1
-  "Seconds after an edit before asking lsp-coder for a suggestion."
-  :type 'number)
+  :type 'boolean
+  :group 'lsp-coder-ghost)
 
 (defface lsp-coder-ghost-face '((t :inherit shadow))
-  "The face of the suggestion shown as ghost text.")
+  "The face of the suggestion shown as ghost text."
+  :group 'lsp-coder-ghost)
 
 (defvar lsp-coder-ghost-map
   (let ((map (make-sparse-keymap)))
@@ -60,13 +57,6 @@ to connections made after the change."
     map)
   "Keys active only while a suggestion shows.")
 
-(defvar-local lsp-coder-ghost-backend nil
-  "How this buffer talks to lsp-coder: a plist set by lsp-coder.el or
-lsp-coder-lsp-mode.el.  :request (lambda (INVOKED CALLBACK)) sends
-textDocument/inlineCompletion at point and calls CALLBACK with the result;
-:execute (lambda (COMMAND)) runs an LSP command; :to-point (lambda
-(POSITION)) is the buffer position of an LSP position.")
-
 (defvar-local lsp-coder-ghost--shown nil
   "Non-nil while a suggestion shows: the condition of `lsp-coder-ghost-map'.")
 
@@ -76,24 +66,14 @@ textDocument/inlineCompletion at point and calls CALLBACK with the result;
 :commands (one per item).")
 
 (defvar-local lsp-coder-ghost--overlay nil)
-(defvar-local lsp-coder-ghost--generation 0
-  "Bumped by each request and dismissal: an answer to an older request is dropped.")
 (defvar-local lsp-coder-ghost--tick nil
   "`buffer-chars-modified-tick' after the last command (did the next edit?).")
-(defvar lsp-coder-ghost--timer nil)
 (defvar lsp-coder-ghost--buffer nil "The buffer whose suggestion shows, or nil.")
 
 (add-to-list 'emulation-mode-map-alists
              `((lsp-coder-ghost--shown . ,lsp-coder-ghost-map)))
 
 ;;;; What is shown
-
-(defun lsp-coder-ghost--field (object key)
-  "KEY (a keyword) of OBJECT, a JSON object.
-A plist (eglot) or a hash table (lsp-mode)."
-  (if (hash-table-p object)
-      (gethash (substring (symbol-name key) 1) object)
-    (plist-get object key)))
 
 (defun lsp-coder-ghost--remainder ()
   "What is left to show of the current suggestion.
@@ -138,11 +118,16 @@ nil when none shows or the text typed since it came no longer matches it."
 
 (defun lsp-coder-ghost-clear ()
   "Take the suggestion away and drop the answers on their way."
-  (cl-incf lsp-coder-ghost--generation)
-  (when lsp-coder-ghost--timer
-    (cancel-timer lsp-coder-ghost--timer)
-    (setq lsp-coder-ghost--timer nil))
+  (lsp-coder-ghost-cancel)
   (lsp-coder-ghost--hide))
+
+(defun lsp-coder-ghost-show (items index position)
+  "Show ITEMS, a list of (TEXT . COMMAND) whose texts start at POSITION, the one at INDEX."
+  (setq lsp-coder-ghost--state
+        (list :items (mapcar #'car items) :commands (mapcar #'cdr items)
+              :index index :start position
+              :head (buffer-substring-no-properties (line-beginning-position) position)))
+  (lsp-coder-ghost--refresh))
 
 (defun lsp-coder-ghost--refresh ()
   "Show what is left of the suggestion after a command.
@@ -155,70 +140,6 @@ Nothing when it no longer matches."
 (defun lsp-coder-ghost-visible-p ()
   "Whether a suggestion shows at point."
   (and lsp-coder-ghost--shown (lsp-coder-ghost--remainder) t))
-
-;;;; Asking
-
-(defun lsp-coder-ghost--items (result position)
-  "The texts of RESULT's items, each cut to start at POSITION (an item whose range starts
-before it must match the text there), with their commands: a list of (TEXT . COMMAND)."
-  (let ((items (if (vectorp result) result (lsp-coder-ghost--field result :items)))
-        (to-point (plist-get lsp-coder-ghost-backend :to-point))
-        found)
-    (seq-doseq (item items)
-      (let* ((text (lsp-coder-ghost--field item :insertText))
-             (text (if (stringp text) text (lsp-coder-ghost--field text :value)))
-             (range (lsp-coder-ghost--field item :range))
-             (start (if range
-                        (funcall to-point (lsp-coder-ghost--field range :start))
-                      position)))
-        (when (and (stringp text) (<= start position)
-                   (string-prefix-p (buffer-substring-no-properties start position) text))
-          (let ((rest (substring text (- position start))))
-            (unless (or (string-empty-p rest) (assoc rest found))
-              (push (cons rest (lsp-coder-ghost--field item :command)) found))))))
-    (nreverse found)))
-
-(defun lsp-coder-ghost-request (&optional invoked arrange)
-  "Ask lsp-coder for a suggestion at point.
-INVOKED: the user asked (the server answers at once, with alternatives).  ARRANGE, a
-function of the items (a list of (TEXT . COMMAND)) returning (ITEMS . INDEX), orders them."
-  (when-let ((request (plist-get lsp-coder-ghost-backend :request)))
-    (let ((generation (cl-incf lsp-coder-ghost--generation))
-          (buffer (current-buffer))
-          (position (point))
-          (tick (buffer-chars-modified-tick)))
-      (funcall
-       request invoked
-       (lambda (result)
-         (when (and result (buffer-live-p buffer))
-           (with-current-buffer buffer
-             (when (and (= generation lsp-coder-ghost--generation)
-                        (= position (point))
-                        (= tick (buffer-chars-modified-tick))
-                        (eq buffer (window-buffer (selected-window))))
-               (when-let ((items (lsp-coder-ghost--items result position)))
-                 (pcase-let ((`(,items . ,index) (if arrange (funcall arrange items)
-                                                   (cons items 0))))
-                   (setq lsp-coder-ghost--state
-                         (list :items (mapcar #'car items) :commands (mapcar #'cdr items)
-                               :index index :start position
-                               :head (buffer-substring-no-properties
-                                      (line-beginning-position) position)))
-                   (lsp-coder-ghost--refresh)))))))))))
-
-(defun lsp-coder-ghost--schedule ()
-  "Ask `lsp-coder-ghost-delay' seconds from now, unless another edit comes first."
-  (when lsp-coder-ghost--timer
-    (cancel-timer lsp-coder-ghost--timer))
-  (let ((buffer (current-buffer)))
-    (setq lsp-coder-ghost--timer
-          (run-with-timer lsp-coder-ghost-delay nil
-                          (lambda ()
-                            (setq lsp-coder-ghost--timer nil)
-                            (when (and (buffer-live-p buffer)
-                                       (eq buffer (window-buffer (selected-window))))
-                              (with-current-buffer buffer
-                                (lsp-coder-ghost-request))))))))
 
 (defun lsp-coder-ghost--post-command ()
   "After a command in the buffer: keep or take away the suggestion; after an edit, ask."

@@ -22,9 +22,11 @@
 
 (require 'seq)
 (require 'lsp-mode)
-(let ((directory (file-name-directory (or load-file-name buffer-file-name))))
-  (require 'lsp-coder (expand-file-name "lsp-coder" directory))
-  (require 'lsp-coder-ghost (expand-file-name "lsp-coder-ghost" directory)))
+(require 'lsp-coder                     ; and lsp-coder-ghost, which it loads
+         (expand-file-name "lsp-coder"
+                           (file-name-directory
+                            (or load-file-name buffer-file-name
+                                (bound-and-true-p byte-compile-current-file)))))
 
 (defconst lsp-coder--lsp-mode-ghost-text lsp-coder-ghost-text
   "Whether the client registered below tells lsp-coder it shows ghost text.")

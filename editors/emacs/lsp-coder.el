@@ -44,10 +44,15 @@
 (defvar eglot-server-programs)
 
 (defconst lsp-coder--directory
-  (file-name-directory (or load-file-name buffer-file-name))
+  (file-name-directory (or load-file-name buffer-file-name
+                           (bound-and-true-p byte-compile-current-file)))
   "The folder of lsp-coder.el (and of lsp-coder-rass.py).")
 
-(require 'lsp-coder-ghost (expand-file-name "lsp-coder-ghost" lsp-coder--directory))
+(require 'lsp-coder-ghost
+         (expand-file-name "lsp-coder-ghost"
+                           (file-name-directory
+                            (or load-file-name buffer-file-name
+                                (bound-and-true-p byte-compile-current-file)))))
 
 (defgroup lsp-coder nil
   "Local AI code completion with lsp-coder."

@@ -1,6 +1,6 @@
--- Ghost text on every Neovim from 0.7: the plugin asks lsp-coder for
--- textDocument/inlineCompletion as you type and draws the suggestion with an extmark (virtual
--- text on the cursor's line, virtual lines below it). Accept all of it, its next word or the
+-- Ghost text on every Neovim from 0.7: lsp-coder.ask asks for the suggestion
+-- (textDocument/inlineCompletion, as you type) and this module draws it with an extmark
+-- (virtual text on the cursor's line, virtual lines below it). Accept all of it, its next word or the
 -- rest of its line; cycle through others; dismiss. It goes away when insert mode ends, the
 -- buffer or window changes, or the text typed no longer matches it.
 local compat = require('lsp-coder.compat')
@@ -10,16 +10,10 @@ local M = {}
 M.NAMESPACE = vim.api.nvim_create_namespace('lsp-coder.ghost')
 M.HIGHLIGHT = 'LspCoderSuggestion'
 
-local INVOKED, AUTOMATIC = 1, 2 -- InlineCompletionTriggerKind
-
-local debounce_ms = 75
 --- The suggestion on screen, or nil: {bufnr, row, line (the cursor's line when it came),
 --- items = {{text (from `col` on), col (byte column where it starts), command, client_id}},
 --- index (the item shown)}.
 local shown = nil
-local generation = 0 -- bumped by each request and each dismissal: older answers are dropped
-local pending = {} -- client id -> the id of its request in flight
-local timer = nil
 
 local function lsp_coder()
   return require('lsp-coder')
@@ -37,6 +31,7 @@ end
 local function in_insert_mode()
   return vim.api.nvim_get_mode().mode:sub(1, 1) == 'i'
 end
+M.in_insert_mode = in_insert_mode
 
 --- What is left to show of the current item: nil when nothing is shown or the text typed
 --- since it came no longer matches it (or the cursor left its line or buffer).
@@ -105,24 +100,22 @@ local function hide()
   undraw()
 end
 
-local function cancel_pending()
-  for client_id, id in pairs(pending) do
-    local client = vim.lsp.get_client_by_id(client_id)
-    if client then
-      compat.cancel(client, id)
-    end
-  end
-  pending = {}
+local function ask()
+  return require('lsp-coder.ask')
 end
 
 --- Hides the suggestion and drops the answers on their way.
 function M.clear()
-  generation = generation + 1
-  if timer then
-    timer:stop()
-  end
-  cancel_pending()
+  ask().cancel()
   hide()
+end
+
+--- Shows `items` (each {text (from `col` on), col, command, client_id}), the one at `index`,
+--- for the cursor's place in `bufnr`.
+function M.show(bufnr, items, index)
+  local row = cursor()
+  shown = { bufnr = bufnr, row = row, line = line_at(bufnr, row), items = items, index = index }
+  M.refresh()
 end
 
 --- Redraws the suggestion after a key: what is left of it, or nothing when the text typed
@@ -139,89 +132,6 @@ end
 --- Whether a suggestion shows at the cursor.
 function M.visible()
   return remainder() ~= nil
-end
-
---- The items of an answer, each cut to start at the cursor (an item whose range starts
---- before it must match the text typed there).
-local function collect(result, client, bufnr, row, col)
-  local line = line_at(bufnr, row)
-  local items, seen = {}, {}
-  for _, item in ipairs(result.items or result) do
-    local text = item.insertText
-    if type(text) == 'table' then
-      text = text.value
-    end
-    local start = col
-    if item.range and item.range.start.line == row then
-      start = compat.byte_col(line, item.range.start.character, client.offset_encoding)
-    end
-    if type(text) == 'string' and start <= col
-        and text:sub(1, col - start) == line:sub(start + 1, col) then
-      text = text:sub(col - start + 1)
-      if text ~= '' and not seen[text] then
-        seen[text] = true
-        table.insert(items, { text = text, col = col, command = item.command,
-          client_id = client.id })
-      end
-    end
-  end
-  return items
-end
-
---- Asks each lsp-coder client of the buffer for a suggestion at the cursor; `invoked`: the
---- user asked (the server answers at once, with alternatives). `arrange(items)`, when given,
---- orders the answer's items and returns the index to show.
-function M.request(invoked, arrange)
-  local bufnr = vim.api.nvim_get_current_buf()
-  local clients = lsp_coder().clients(bufnr)
-  if #clients == 0 or not in_insert_mode() then
-    return
-  end
-  cancel_pending()
-  generation = generation + 1
-  local asked = generation
-  local tick = vim.api.nvim_buf_get_changedtick(bufnr)
-  local row, col = cursor()
-  for _, client in ipairs(clients) do
-    local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
-    params.context = { triggerKind = invoked and INVOKED or AUTOMATIC }
-    local id
-    id = compat.request(client, 'textDocument/inlineCompletion', params, function(err, result)
-      if pending[client.id] == id then
-        pending[client.id] = nil
-      end
-      if err or result == nil or asked ~= generation or not lsp_coder().enabled
-          or vim.api.nvim_get_current_buf() ~= bufnr or not in_insert_mode()
-          or vim.api.nvim_buf_get_changedtick(bufnr) ~= tick or vim.fn.pumvisible() == 1 then
-        return
-      end
-      local now_row, now_col = cursor()
-      if now_row ~= row or now_col ~= col then
-        return
-      end
-      local items = collect(result, client, bufnr, row, col)
-      if #items == 0 then
-        return
-      end
-      local index = arrange and arrange(items) or 1
-      shown = { bufnr = bufnr, row = row, line = line_at(bufnr, row), items = items,
-        index = index }
-      M.refresh()
-    end, bufnr)
-    pending[client.id] = id
-  end
-end
-
---- Asks for a suggestion `debounce_ms` after the last key (typed, not invoked).
-function M.schedule()
-  if not lsp_coder().enabled then
-    return
-  end
-  timer = timer or compat.uv.new_timer()
-  timer:stop()
-  timer:start(debounce_ms, 0, vim.schedule_wrap(function()
-    M.request(false)
-  end))
 end
 
 --- The next word of `text`: leading blanks (newlines included), then a run of word
@@ -286,7 +196,7 @@ function M.cycle(delta)
     M.refresh()
     return true
   end
-  M.request(true, function(items)
+  ask().request(true, function(items)
     for i, item in ipairs(items) do
       if item.text == rest then
         table.remove(items, i)
@@ -305,7 +215,7 @@ end
 
 --- Asks for a suggestion now (as the user's request: alternatives come with it).
 function M.suggest()
-  M.request(true)
+  ask().request(true)
   return true
 end
 
@@ -324,7 +234,7 @@ end
 
 --- Starts asking as you type in buffers with an lsp-coder client.
 function M.start(opts)
-  debounce_ms = opts.debounce_ms
+  ask().debounce_ms = opts.debounce_ms
   define_highlight()
   local group = vim.api.nvim_create_augroup('lsp_coder_ghost', { clear = true })
   vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = define_highlight })
@@ -333,7 +243,7 @@ function M.start(opts)
     callback = function(args)
       M.refresh()
       if #lsp_coder().clients(args.buf) > 0 then
-        M.schedule()
+        ask().schedule()
       end
     end,
   })
