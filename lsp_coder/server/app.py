@@ -23,6 +23,7 @@ from ..load_progress import LoadProgress
 from .health import register_health_commands
 from .highlights import word_highlights
 from .host import EngineHost, ModelSlot
+from .menu_item import wants_menu_item
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
@@ -71,6 +72,7 @@ class LspCoderServer(LanguageServer):
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
         self.status = StatusReporter(self)
+        self.menu_item = True  # whether completion lists carry the suggestion (menu_item.py)
         host.join(self)
 
     def notify_from_thread(self, level: str, message: str) -> None:
@@ -260,6 +262,7 @@ def build_server(host: EngineHost, base_config: Config, startup_problem: str | N
         ls.use_model(slot)
         ls.service.workspace_folders(_folders(params))
         ls.status.begin(wants_status(params.capabilities))
+        ls.menu_item = wants_menu_item(params.capabilities)
         ls.load_needed = slot.lifecycle.backend is None and slot.loading is None
         if ls.load_needed:  # loaded after "initialized"; requests wait until the load ends
             ls.host.begin_loading(slot)
@@ -331,6 +334,8 @@ def build_server(host: EngineHost, base_config: Config, startup_problem: str | N
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
         trigger_characters=[".", "("], resolve_provider=False))
     async def completion(ls: LspCoderServer, params: types.CompletionParams):
+        if not ls.menu_item:  # the client shows the suggestion as ghost text
+            return types.CompletionList(is_incomplete=False, items=[])
         req, doc, position = ls.request(params.text_document.uri, params.position,
                                         ls.config.completion.completion_budget_ms)
         if req is None:

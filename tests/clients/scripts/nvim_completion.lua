@@ -7,8 +7,9 @@
 -- With `wait_editors` the script waits, once the model is loaded, until that many editors
 -- share it (lspCoder.stats' `editors`) before it asks for a completion.
 -- With `plugin_root` (editors/neovim) the script loads the plugin the way a plugin manager
--- does (its folder on 'runtimepath', then its plugin/ files), calls setup{} and lets it start
--- the server on FileType; otherwise it starts the client itself with vim.lsp.start_client.
+-- does (its folder on 'runtimepath', then its plugin/ files), calls setup{} with the menu
+-- instead of ghost text (ghost_text = false: the omnifunc) and lets it start the server on
+-- FileType; otherwise it starts the client itself with vim.lsp.start_client.
 -- Writes {stats, result, capabilities, messages} (and with the plugin, the output of
 -- :LspCoder status) (or {error, messages}) as JSON to `out`, then quits. Every failure is
 -- reported in `out`; a missing `out` means nvim itself failed.
@@ -56,7 +57,8 @@ local function start_with_plugin()
   vim.cmd("filetype on")
   vim.opt.runtimepath:append(params.plugin_root)
   vim.cmd("runtime! plugin/lsp-coder.lua")
-  require("lsp-coder").setup({ cmd = params.cmd, init_options = params.init_options })
+  require("lsp-coder").setup({ cmd = params.cmd, init_options = params.init_options,
+    ghost_text = false })
   vim.cmd("edit " .. vim.fn.fnameescape(params.file))
   local buf = vim.api.nvim_get_current_buf()
   local client_id

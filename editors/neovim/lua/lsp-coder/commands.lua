@@ -26,7 +26,7 @@ function M.totals(client)
 end
 
 local MODES = {
-  inline = 'inline ghost text',
+  ghost = 'ghost text',
   menu = 'the completion menu',
   omnifunc = 'omnifunc (<C-x><C-o>)',
 }
