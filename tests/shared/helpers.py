@@ -42,6 +42,18 @@ def daemon_pids(env: dict[str, str]) -> list[int]:
     return sorted(pids)
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs (Linux)."""
+    found = []
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return found
+    for child in map(int, children):
+        found += [child, *descendants(child)]
+    return found
+
+
 def pid_gone(pid: int) -> bool:
     return not process_alive(pid)
 
