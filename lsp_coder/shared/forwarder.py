@@ -20,11 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import threading
 from typing import Any
 
 from ..config import Config, merge_layers, settings_layer, to_dict
-from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter
+from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter, read_in_thread
 from ..server.framing import Damaged, FrameReader, Message
 from ..server.lifecycle import on_signals, run_loop, watch_parent
 from .documents import Documents
@@ -91,21 +90,7 @@ class Forwarder:
         self.done = loop.create_future()
         self._out = PipeWriter(1)
         frames = FrameReader()
-
-        def read_stdin() -> None:
-            while True:
-                try:
-                    data = os.read(0, READ_SIZE)
-                except OSError:
-                    data = b""
-                try:
-                    loop.call_soon_threadsafe(self._from_editor_bytes, frames, data)
-                except RuntimeError:  # the loop is gone
-                    return
-                if not data:
-                    return
-
-        threading.Thread(target=read_stdin, name="lsp-coder-stdin", daemon=True).start()
+        read_in_thread(0, loop, lambda data: self._from_editor_bytes(frames, data))
         on_signals(lambda: self.finish(None))
         watch = asyncio.ensure_future(watch_parent(self._editor_pid, lambda: self.finish(None)))
         try:
