@@ -147,17 +147,16 @@ class LspCoderServer(LanguageServer):
         """Merge a settings layer into ``over`` (default: the service's config) and use it;
         True when the model must reload.
 
-        On error tell the user and keep the current config.
+        A bad key costs only itself (``config.apply``): the user is told, the rest applies.
         """
         if isinstance(layer, dict):
             layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
         try:
             new = apply(self.config if over is None else over, layer or None, source)
         except ConfigError as exc:
+            self.tell(f"lsp-coder: {exc}")  # names each bad key and what it keeps
             if exc.usable is None:
-                self.tell(f"lsp-coder: {exc}; keeping the previous settings")
                 return False
-            self.tell(f"lsp-coder: {exc}; keeping the previous value")
             new = exc.usable
         return self.service.reconfigure(new)
 
