@@ -21,7 +21,7 @@ from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
-from .context import split_document, wants_multiline
+from .context import one_line_end, split_document, wants_multiline
 from .filter_window import filter_window, rest_of_line
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
@@ -142,11 +142,11 @@ class CompletionService:
 
     def document_opened(self, uri: str, text: str) -> None:
         """A document opened: its code may be shown in other documents' prompts."""
-        self.related.opened(uri, text)
+        self.related.opened(uri, one_line_end(text))
 
     def document_saved(self, uri: str, text: str | None) -> None:
         """A document saved (``text``: its content, when known)."""
-        self.related.saved(uri, text)
+        self.related.saved(uri, None if text is None else one_line_end(text))
 
     def files_changed(self, uris: list[str]) -> None:
         """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
@@ -337,7 +337,8 @@ class CompletionService:
 
     def opened(self, uri: str, path: str, text: str) -> NextPrompt:
         """What to prepare for a file just opened (any thread)."""
-        return document_window(uri, path, text, self.config.completion.prefix_tokens)
+        return document_window(uri, path, one_line_end(text),
+                               self.config.completion.prefix_tokens)
 
     def cursor_at(self, uri: str, path: str, text: str, offset: int) -> NextPrompt:
         """What to prepare for a cursor the client reported without asking to complete."""

@@ -16,6 +16,8 @@ import re
 import numpy as np
 from lsprotocol import types
 
+from ..completion.context import one_line_end
+
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -75,8 +77,9 @@ class Document:
 
     @property
     def text(self) -> str:
-        """The document as the completion layer sees it (real characters)."""
-        return from_units(self._units)
+        """The document as the completion layer sees it: real characters, a lone ``\\r``
+        line end as ``\\n`` (``one_line_end``: offsets hold)."""
+        return one_line_end(from_units(self._units))
 
     @property
     def units(self) -> str:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from . import tags
+from ..context import one_line_end
 from .python_defs import IMPORT_START, find_module, imports, search_roots
 from .text import FileReads
 
@@ -35,8 +36,9 @@ class NeighbourFiles:
 
     def __init__(self, max_file_bytes: int) -> None:
         self.max_file_bytes = max_file_bytes
-        self._texts = FileReads(max_file_bytes, lambda _file, data: data.decode("utf-8", "replace"),
-                                TEXTS_KEPT)
+        self._texts = FileReads(
+            max_file_bytes, lambda _file, data: one_line_end(data.decode("utf-8", "replace")),
+            TEXTS_KEPT)
 
     def near(self, path: Path, head: str, roots: tuple[Path, ...],
              skip: set[Path]) -> list[tuple[Path, str]]:
