@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import tags
 from ..context import one_line_end
+from . import tags
 from .python_defs import IMPORT_START, find_module, imports, search_roots
 from .text import FileReads
 
