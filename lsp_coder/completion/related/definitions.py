@@ -22,7 +22,7 @@ from .python_defs import (
     used_names,
     without_imports,
 )
-from .text import display_path
+from .text import display_path, read_regular
 from .workspace import WorkspaceIndex
 
 DEFINITIONS_MAX = 8
@@ -131,12 +131,10 @@ def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,
     if not candidates:
         return None
     *_, file, tag, file_tags = min(candidates, key=lambda c: c[:4])
-    try:
-        if file.stat().st_size > index.max_file_bytes:
-            return None
-        lines = file.read_text("utf-8", "replace").splitlines(keepends=True)
-    except OSError:
+    data = read_regular(file, index.max_file_bytes)
+    if data is None:
         return None
+    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
     if tag.start_line >= len(lines):
         return None
     rendered = tags.render(tag, lines, file_tags)
