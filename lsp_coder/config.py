@@ -123,6 +123,10 @@ class BackendConfig:
     ca_file: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     token_counts: Literal["auto", "endpoint", "vocab", "estimate"] = "auto"
+    prompt: Literal["auto", "text"] = "auto"
+    """How the prompt goes: "auto", as token ids where the engine takes them (control tokens
+    only where lsp-coder puts them), else as text; "text": always as text (control-token text
+    in user content broken)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -167,6 +171,10 @@ class ContextConfig:
     max_file_bytes: int = _ranged(262_144, 0, 1 << 30)
     """A workspace, defining or nearby file larger than this is not read (nor an open
     document scanned for windows of itself)."""
+    exclude: list[str] = field(default_factory=list)
+    """Files that never reach the model, as gitignore patterns matched against paths relative
+    to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
+    are honored too); an excluded open document gets no completion."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -205,6 +213,16 @@ def _fim_template(value: Any, _type: Any) -> str | FimStrings:
 
 
 _converter.register_structure_hook_func(lambda t: t == (str | FimStrings), _fim_template)
+
+
+def _strings(value: Any, _type: Any) -> list[str]:
+    """A list of strings, as given (a string is not taken for a list of its characters)."""
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise TypeError(f"expected a list of strings, got {value!r}")
+    return list(value)
+
+
+_converter.register_structure_hook_func(lambda t: t == list[str], _strings)
 
 
 PROBLEMS_SHOWN = 8

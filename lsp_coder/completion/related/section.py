@@ -27,7 +27,7 @@ from .items import Item
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
 from .similar import CHUNK_LINES, SimilarChunks
-from .text import display_path, trim_lines, uri_to_path
+from .text import display_path, one_line, trim_lines, uri_to_path
 from .workspace import WorkspaceIndex
 
 CHUNKS_MAX = 3
@@ -188,7 +188,8 @@ class RelatedContext:
                 while len(self._documents) > OPEN_DOCUMENTS_MAX:
                     self._documents.popitem(last=False)
         path = uri_to_path(uri)
-        shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
+        shown = (display_path(path, roots) if path is not None
+                 else one_line(uri.rsplit("/", 1)[-1]))
         line = text.count("\n", 0, offset)
         items: list[Item] = []
         outlines: list[Item] = []
@@ -227,7 +228,8 @@ class RelatedContext:
         entries: OrderedDict[str, list[str]] = OrderedDict()
         for item in chosen:
             entries.setdefault(item.path, []).append(item.text)
-        repo = next((r.name for r in roots if path is not None and path.is_relative_to(r)), "")
+        repo = next((one_line(r.name) for r in roots
+                     if path is not None and path.is_relative_to(r)), "")
         return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
                        shown)
 
@@ -269,7 +271,8 @@ class RelatedContext:
         items = []
         for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
             other = uri_to_path(chunk.uri)
-            shown = display_path(other, roots) if other else chunk.uri.rsplit("/", 1)[-1]
+            shown = (display_path(other, roots) if other
+                     else one_line(chunk.uri.rsplit("/", 1)[-1]))
             items.append(Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
                               CHUNK_LINES // 2))
         self._chunks[key] = items

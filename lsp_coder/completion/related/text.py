@@ -141,11 +141,22 @@ def uri_to_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path))
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(name: str) -> str:
+    """``name`` with each control character (a line break above all) written as ``%XX``: a
+    path or a folder name in the prompt stays on its own line (a file named ``a\\nimport os``
+    would otherwise put a line of code in the repository format)."""
+    return _UNPRINTABLE.sub(lambda m: f"%{ord(m.group()):02X}", name)
+
+
 def display_path(path: Path, roots: tuple[Path, ...]) -> str:
-    """``path`` relative to the first workspace folder that holds it, else its name."""
+    """``path`` relative to the first workspace folder that holds it, else its name, on one
+    line (``one_line``)."""
     for root in roots:
         try:
-            return path.relative_to(root).as_posix()
+            return one_line(path.relative_to(root).as_posix())
         except ValueError:
             continue
-    return path.name
+    return one_line(path.name)
