@@ -32,9 +32,9 @@ class LlamaServerBackend(RemoteBackend):
     tokenize_path = "/tokenize"
     takes_ids = True
 
-    def body(self, query: FimQuery, *, shared: bool = False) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False, shared: bool = False) -> dict:
         body = {
-            "prompt": self.encoding.prompt(query.parts, shared=shared),
+            "prompt": self.encoding.prompt(query.parts, shared=shared, as_text=as_text),
             "n_predict": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,

@@ -19,7 +19,7 @@ class OllamaBackend(RemoteBackend):
     stream_path = "/api/generate"
     probe_path = "/api/version"
 
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         return {
             "model": self.model,
             "prompt": self.encoding.prompt(query.parts),

@@ -32,9 +32,9 @@ class OpenAIBackend(RemoteBackend):
         url = url.rstrip("/")
         return url[: -len("/v1")] if url.endswith("/v1") else url
 
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         body = {
-            "prompt": self.encoding.prompt(query.parts),
+            "prompt": self.encoding.prompt(query.parts, as_text=as_text),
             "max_tokens": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,

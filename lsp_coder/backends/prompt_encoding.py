@@ -25,8 +25,9 @@ log = logging.getLogger(__name__)
 NO_ROUTE = (404, 405, 501)
 """HTTP statuses of an engine without the tokenize route."""
 
-REFUSED = (400, 422)
-"""HTTP statuses of an engine that refuses a list of ids as ``prompt``."""
+REFUSED = (400, 422, 500)
+"""HTTP statuses of an engine that refuses a list of ids as ``prompt`` (a validation error:
+422 from FastAPI, 500 from llama-cpp-python's server)."""
 
 
 class PromptEncoding:
@@ -54,11 +55,12 @@ class PromptEncoding:
         """Whether the engine answered a prompt of ids (then a refusal is not about ids)."""
         self._ids: FimIds | None = None
 
-    def prompt(self, parts: PromptParts, *, shared: bool = False) -> str | list[int]:
+    def prompt(self, parts: PromptParts, *, shared: bool = False,
+               as_text: bool = False) -> str | list[int]:
         """The prompt for ``parts`` (raises TransportError when the engine's tokenizer cannot
         be reached). ``shared``: only what every cursor in the window shares (up to the
-        suffix marker)."""
-        ids = self._template_ids() if self.mode != "text" else None
+        suffix marker). ``as_text``: a string whatever the mode."""
+        ids = self._template_ids() if self.mode != "text" and not as_text else None
         if ids is not None:
             return prompt_ids.build(ids, parts, self.tokens.text, shared=shared)
         if not shared:
@@ -82,13 +84,12 @@ class PromptEncoding:
             self.mode = "tokens"
         return self._ids
 
-    def refused(self, error: TransportError) -> bool:
-        """A prompt of ids was refused as malformed before the engine ever took one: send
-        strings from now on. True when the request should be sent again (as a string)."""
-        if self.mode != "tokens" or self.confirmed or error.status not in REFUSED:
-            return False
-        self.use_text(f"the engine refused a prompt of token ids ({error.detail[:80]})")
-        return True
+    def may_refuse(self, error: TransportError) -> bool:
+        """Whether ``error``, the answer to a prompt of ids before the engine ever took one,
+        may be the engine refusing ids (llama-cpp-python's server answers 500 with a
+        validation error): the request is then sent again as a string, and if that one is
+        taken, strings go from then on (``use_text``)."""
+        return self.mode == "tokens" and not self.confirmed and error.status in REFUSED
 
     def use_text(self, why: str) -> None:
         """Send strings from now on, for ``why``."""

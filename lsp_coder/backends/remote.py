@@ -109,7 +109,8 @@ class RemoteBackend:
     def base_url(url: str) -> str:
         return url.rstrip("/")
 
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
+        """The request body for ``query`` (``as_text``: the prompt as a string)."""
         raise NotImplementedError
 
     def parse(self, line: str) -> Event | None:
@@ -177,17 +178,25 @@ class RemoteBackend:
         return None  # only llama-server has a prefill-only request
 
     def _stream(self, query: FimQuery) -> Iterator[Event]:
-        """The events of the completion of ``query``; a prompt of ids refused before the
-        engine ever took one is sent again as a string (``PromptEncoding.refused``)."""
+        """The events of the completion of ``query``. A prompt of ids refused before the
+        engine ever took one is sent again as a string; if that is taken, prompts go as
+        strings from then on (``PromptEncoding.may_refuse``)."""
         try:
             first = True
             for event in self.events(self.body(query), query.cancelled):
                 first = False
                 yield event
         except TransportError as exc:
-            if not (first and self.encoding.refused(exc)):
+            if not (first and self.encoding.may_refuse(exc)):
                 raise
-            yield from self.events(self.body(query), query.cancelled)
+            try:
+                events = self.events(self.body(query, as_text=True), query.cancelled)
+                event = next(events)
+            except (TransportError, StopIteration):
+                raise exc from None
+            self.encoding.use_text(f"the engine refused a prompt of token ids ({exc.detail[:80]})")
+            yield event
+            yield from events
             return
         if self.encoding.mode == "tokens":
             self.encoding.confirmed = True

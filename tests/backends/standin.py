@@ -114,9 +114,11 @@ class StandIn:
             prompt = body["prompt"]
             if isinstance(prompt, list):
                 if self.kind == "llama-cpp-python":  # its request model takes strings only
-                    self.refused += 1
-                    return 422, "application/json", json.dumps(
-                        {"detail": [{"loc": ["body", "prompt"], "type": "string_type"}]})
+                    self.refused += 1  # (seen from the real one: a 500, not a 422)
+                    return 500, "application/json", json.dumps({"error": {
+                        "message": "1 validation error: {'type': 'string_type', 'loc':"
+                                   " ('body', 'prompt', 'str'), 'msg': 'Input should be a"
+                                   " valid string'}", "type": "internal_server_error"}})
                 ids = [int(t) for t in prompt]
             else:
                 ids = v.tokens(prompt, True, True)
