@@ -60,6 +60,9 @@ class CompletionService:
         self._cold: set[str] = set()
         """Documents whose last request was answered from the short prompt for a cold cache
         (idle work then fills their full prompt)."""
+        self._excluded: tuple[str, str] | None = None
+        """(document, why) when the last request was for a document excluded from the model
+        (the status says so until a request for another document)."""
 
     @property
     def backend(self) -> Backend | None:
@@ -168,7 +171,9 @@ class CompletionService:
 
         ``state``: "ready"; "error" (no model or no backend; ``message`` says why);
         "unreachable" (the serving engine does not answer; ``message`` names its URL and the
-        fix). ``backend``: the backend's kind; ``url``: a serving engine's address.
+        fix); "excluded" (the last request was for a document excluded from the model;
+        ``message`` names it and why). ``backend``: the backend's kind; ``url``: a serving
+        engine's address.
         """
         out = {"state": "ready", "message": self.error or "", "backend": self.config.backend.kind,
                "url": ""}
@@ -176,6 +181,10 @@ class CompletionService:
         if backend is None:
             out.update(state="error", message=self.error or "no model loaded")
             return out
+        excluded = self._excluded
+        if excluded is not None:
+            out.update(state="excluded", message=f"lsp-coder does not complete {excluded[0]}:"
+                       f" {excluded[1]}")
         shown = backend.status()
         out["url"] = shown.get("url") or ""
         health = shown.get("health") or {}
@@ -220,6 +229,8 @@ class CompletionService:
         backend = self.backend
         if backend is None:
             return Suggestion("", stop_reason=StopReason.NO_MODEL)
+        if self._refused(req.uri, record=not idle):
+            return Suggestion("", stop_reason=StopReason.EXCLUDED)
         cc = self.config.completion
         parts, budgets = self._parts(backend, req, preview=idle)
         multiline = wants_multiline(replace(parts, recent=""))
@@ -254,6 +265,16 @@ class CompletionService:
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra=extra, alternatives=alternatives)
+
+    def _refused(self, uri: str, record: bool) -> bool:
+        """Whether the document ``uri`` is excluded from the model (its own text would be the
+        prompt); ``record``: the status tells (a request the user made)."""
+        why = self.related.excluded(uri, self.config)
+        if record:
+            path = uri_to_path(uri)
+            self._excluded = None if why is None else (
+                path.name if path is not None else uri, why)
+        return why is not None
 
     def _alternatives(self, backend: Backend, query: FimQuery, ctx: FilterContext,
                       req: CompletionRequest, start: float, first: str,
@@ -363,7 +384,7 @@ class CompletionService:
         no model or the backend cannot prefill.
         """
         backend = self.backend
-        if backend is None:
+        if backend is None or self._refused(nxt.uri, record=False):
             return None
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)

@@ -6,7 +6,8 @@ workspace index), then the windows most similar to the lines at the cursor, of o
 of recently closed ones (as saved on disk), of the open one beyond its prompt's window and of
 files near it (``neighbours``). The section sits first in the prompt, so a change re-reads the
 whole prompt: it is recomputed only when what the cursor needs changes and otherwise kept as
-it was (see ``RelatedContext.section``).
+it was (see ``RelatedContext.section``). No source reads a file the user excludes or one that
+holds secrets (``exclusion``), and no excluded document's text is shown.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from cachetools import LRUCache
 from ...config import Config
 from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
+from .bounded import BoundedCalls
 from .cursor_lines import lines_above, lines_between, lines_by_distance
 from .definitions import DefinitionFinder
+from .exclusion import Exclusion
 from .items import Item
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
@@ -45,6 +48,13 @@ SECTIONS_KEPT = 64
 MIN_TRIMMED_CHARS = 80
 """A trimmed item shorter than this is left out (a signature cut to nothing says little)."""
 
+FILES_LIMIT_S = 5.0
+"""The worker waits at most this long for the section, or to know whether a document is
+excluded (``bounded``: a file on a hung network mount)."""
+
+NOT_ANSWERING = "its folder does not answer (a hung network mount?)"
+"""Why a document is refused when whether it is excluded cannot be known in time."""
+
 
 @dataclass(frozen=True, slots=True)
 class Section:
@@ -62,7 +72,8 @@ class RelatedContext:
     """Tracks open documents and the workspace, and builds each request's section.
 
     ``opened``, ``saved``, ``closed``, ``files_changed`` and ``set_roots`` come from the event
-    loop and only record; ``section`` runs on the worker.
+    loop and only record; ``section`` and ``excluded`` run on the worker, each waiting at most
+    ``FILES_LIMIT_S`` for the files it reads (``bounded``).
     """
 
     def __init__(self) -> None:
@@ -71,12 +82,16 @@ class RelatedContext:
         self._closed: OrderedDict[Path, None] = OrderedDict()
         """Files of recently closed documents, the most recent last."""
         self._roots: tuple[Path, ...] = ()
+        self.exclusion = Exclusion()
+        """What never reaches the model (configured from the folders and the settings)."""
         self._index: WorkspaceIndex | None = None
-        self._definitions = DefinitionFinder()
+        self._definitions = DefinitionFinder(self.exclusion.allows)
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
         self._sections: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
         self._chunks: LRUCache[tuple, list[Item]] = LRUCache(SECTIONS_KEPT)
+        self._bounded_section = BoundedCalls(FILES_LIMIT_S, "reading other files for context")
+        self._bounded_exclusion = BoundedCalls(FILES_LIMIT_S, "reading ignore files")
         self._generation = 0
         self._files_generation = 0
         """Grows when files change on disk (their definitions are read again)."""
@@ -93,11 +108,46 @@ class RelatedContext:
         with self._lock:
             self._roots = tuple(dict.fromkeys(roots))
             self._generation += 1
+        self._exclude(config)
         cc = config.context
         if cc.workspace and self._roots and cc.max_files > 0:
             if self._index is None:
-                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes)
+                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes,
+                                             self.exclusion.allows)
             self._index.set_roots(self._roots)
+
+    def _exclude(self, config: Config) -> None:
+        """Take the folders and ``[context] exclude``; when what is excluded changed, what
+        was found before is forgotten and the index built again."""
+        with self._lock:
+            roots = self._roots
+        if not self.exclusion.configure(roots, config.context.exclude):
+            return
+        with self._lock:
+            self._generation += 1
+            self._files_generation += 1
+            self._sections.clear()
+            self._chunks.clear()
+        if self._index is not None:
+            self._index.rebuild()
+
+    def excluded(self, uri: str, config: Config) -> str | None:
+        """Why the document ``uri`` must never reach the model (None when it may; refused
+        when its ignore files do not answer in time)."""
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+
+        def reason() -> str | None:
+            self._exclude(config)
+            return self.exclusion.reason(path)
+
+        return self._bounded_exclusion.run(reason, NOT_ANSWERING)
+
+    def _shown(self, uri: str) -> bool:
+        """Whether the document ``uri``'s text may be shown in other documents' prompts."""
+        path = uri_to_path(uri)
+        return path is None or self.exclusion.allows(path)
 
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
@@ -166,6 +216,14 @@ class RelatedContext:
 
     def section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
                 record: bool = True, window_lines: tuple[int, int] = (0, 0)) -> Section:
+        """The other files' section for a request at ``offset`` of ``text`` (document ``uri``);
+        empty when reading the files takes over ``FILES_LIMIT_S`` (see ``_section``)."""
+        return self._bounded_section.run(
+            lambda: self._section(uri, text, offset, budget_tokens, config, record,
+                                  window_lines), Section())
+
+    def _section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
+                 record: bool, window_lines: tuple[int, int]) -> Section:
         """The other files' section for a request at ``offset`` of ``text`` (document ``uri``).
 
         Stability: when everything the cursor needs now is already in the document's last
@@ -179,6 +237,7 @@ class RelatedContext:
         budget = budget_tokens * CHARS_PER_TOKEN
         if budget <= 0 or not (cc.definitions or cc.open_files):
             return Section()
+        self._exclude(config)
         with self._lock:
             roots, generation = self._roots, self._generation
             others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
@@ -187,6 +246,7 @@ class RelatedContext:
                 self._documents[uri] = text
                 while len(self._documents) > OPEN_DOCUMENTS_MAX:
                     self._documents.popitem(last=False)
+        others = [(u, t) for u, t in others if self._shown(u)]
         path = uri_to_path(uri)
         shown = (display_path(path, roots) if path is not None
                  else one_line(uri.rsplit("/", 1)[-1]))
@@ -220,6 +280,8 @@ class RelatedContext:
                 now = {(i.key, i.text) for i in wanted}
                 kept = [i for i in previous if (i.key, i.text) in now]
                 chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
+        # An ignore file may have changed since an item was found: none that is excluded now.
+        chosen = [item for item in chosen if self._allowed(item)]
         if record:
             with self._lock:
                 self._sections[uri] = chosen
@@ -255,7 +317,7 @@ class RelatedContext:
         documents = list(others)
         if max_bytes > 0:
             if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
-                self._neighbours = NeighbourFiles(max_bytes)
+                self._neighbours = NeighbourFiles(max_bytes, self.exclusion.allows)
             skip = {uri_to_path(u) for u, _ in others} | {path}
             for file in closed:
                 body = None if file in skip else self._neighbours.read(file)
@@ -277,6 +339,14 @@ class RelatedContext:
                               CHUNK_LINES // 2))
         self._chunks[key] = items
         return items
+
+
+    def _allowed(self, item: Item) -> bool:
+        """Whether the file an item shows may reach the model."""
+        source = item.key[1]
+        if isinstance(source, Path):
+            return self.exclusion.allows(source)
+        return self._shown(source)
 
 
 def _fit(items: list[Item], budget: int) -> list[Item]:

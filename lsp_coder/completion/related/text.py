@@ -112,15 +112,20 @@ def read_regular(file: Path, max_bytes: int) -> bytes | None:
 class FileReads(Generic[T]):
     """What ``derive`` makes of each file's bytes, made again only when the file's size or
     modification time changes; None for a file that is gone, larger than ``max_bytes``,
-    unreadable, binary or not a regular file (``read_regular``). The ``maxsize`` files used
-    last are kept. Not thread-safe."""
+    unreadable, binary or not a regular file (``read_regular``), and for one ``allows``
+    refuses (``exclusion``: never read). The ``maxsize`` files used last are kept. Not
+    thread-safe."""
 
-    def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int) -> None:
+    def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self._max_bytes = max_bytes
         self._derive = derive
+        self._allows = allows
         self._kept: LRUCache[Path, tuple[tuple[int, int], T | None]] = LRUCache(maxsize)
 
     def get(self, file: Path) -> T | None:
+        if not self._allows(file):
+            return None
         stamp = file_stamp(file)
         if stamp is None:
             return None

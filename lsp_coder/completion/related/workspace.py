@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,11 +63,14 @@ class WorkspaceIndex:
     Args:
         max_files: most files indexed.
         max_file_bytes: larger files are not read.
+        allows: whether a file may be read (``exclusion``).
     """
 
-    def __init__(self, max_files: int, max_file_bytes: int) -> None:
+    def __init__(self, max_files: int, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_files = max_files
         self.max_file_bytes = max_file_bytes
+        self._allows = allows
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._roots: tuple[Path, ...] = ()
@@ -91,6 +95,13 @@ class WorkspaceIndex:
             if roots == self._roots and self._thread is not None:
                 return
             self._roots, self._rescan, self._ready = roots, True, False
+            self._wake.notify()
+        self._start()
+
+    def rebuild(self) -> None:
+        """Index the same folders again from scratch (what may be read changed)."""
+        with self._wake:
+            self._rescan, self._ready = True, False
             self._wake.notify()
         self._start()
 
@@ -199,7 +210,7 @@ class WorkspaceIndex:
             self._wake.notify_all()
 
     def _update(self, paths: list[Path]) -> None:
-        parsed = self._parse([p for p in paths if p.is_file()])
+        parsed = self._parse([p for p in paths if p.is_file() and self._allows(p)])
         with self._lock:
             for path in paths:
                 for name in {t.name for t in self._files.pop(path, [])}:
@@ -288,7 +299,7 @@ class WorkspaceIndex:
                     continue
                 if not (is_dir or (is_file and tags.language_of(path.suffix))):
                     continue
-                if _ignored(path, is_dir, ignores):
+                if _ignored(path, is_dir, ignores) or (not is_dir and not self._allows(path)):
                     continue
                 if is_dir:
                     queue.append((path, ignores))
