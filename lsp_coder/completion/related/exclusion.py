@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
-from .text import file_stamp, read_regular
+from .text import file_stamp, read_regular, uri_to_path
 
 IGNORE_FILES = (".gitignore", ".lspcoderignore")
 """Ignore files read in every folder from the repository's top down to a file's folder."""
@@ -79,6 +79,12 @@ class Exclusion:
     def allows(self, path: Path) -> bool:
         """Whether ``path`` may be read for context."""
         return self.reason(path) is None
+
+    def allows_uri(self, source: Path | str) -> bool:
+        """Whether the file or the document (a URI; one that names no file may) may be shown
+        to the model."""
+        path = source if isinstance(source, Path) else uri_to_path(source)
+        return path is None or self.allows(path)
 
     def reason(self, path: Path) -> str | None:
         """Why ``path`` never reaches the model (None when it may)."""

@@ -26,11 +26,11 @@ from .bounded import BoundedCalls
 from .cursor_lines import lines_above, lines_between, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
-from .items import Item
+from .items import Item, fit_items
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
 from .similar import CHUNK_LINES, SimilarChunks
-from .text import display_path, one_line, trim_lines, uri_to_path
+from .text import display_path, one_line, uri_to_path
 from .workspace import WorkspaceIndex
 
 CHUNKS_MAX = 3
@@ -44,9 +44,6 @@ CLOSED_KEPT = 8
 
 SECTIONS_KEPT = 64
 """Documents whose last section is remembered (to keep it while it still serves)."""
-
-MIN_TRIMMED_CHARS = 80
-"""A trimmed item shorter than this is left out (a signature cut to nothing says little)."""
 
 FILES_LIMIT_S = 5.0
 """The worker waits at most this long for the section, or to know whether a document is
@@ -143,11 +140,6 @@ class RelatedContext:
             return self.exclusion.reason(path)
 
         return self._bounded_exclusion.run(reason, NOT_ANSWERING)
-
-    def _shown(self, uri: str) -> bool:
-        """Whether the document ``uri``'s text may be shown in other documents' prompts."""
-        path = uri_to_path(uri)
-        return path is None or self.exclusion.allows(path)
 
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
@@ -246,7 +238,7 @@ class RelatedContext:
                 self._documents[uri] = text
                 while len(self._documents) > OPEN_DOCUMENTS_MAX:
                     self._documents.popitem(last=False)
-        others = [(u, t) for u, t in others if self._shown(u)]
+        others = [(u, t) for u, t in others if self.exclusion.allows_uri(u)]
         path = uri_to_path(uri)
         shown = (display_path(path, roots) if path is not None
                  else one_line(uri.rsplit("/", 1)[-1]))
@@ -268,7 +260,7 @@ class RelatedContext:
         # A module's outline is a guess at what comes after its dot; a window of code that
         # shares the cursor's names was measured to be worth more, so outlines get what is left.
         items += outlines
-        wanted = _fit(items, budget)
+        wanted = fit_items(items, budget)
         with self._lock:
             previous = self._sections.get(uri)
         chosen = wanted
@@ -281,7 +273,7 @@ class RelatedContext:
                 kept = [i for i in previous if (i.key, i.text) in now]
                 chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
         # An ignore file may have changed since an item was found: none that is excluded now.
-        chosen = [item for item in chosen if self._allowed(item)]
+        chosen = [i for i in chosen if self.exclusion.allows_uri(i.key[1])]
         if record:
             with self._lock:
                 self._sections[uri] = chosen
@@ -339,32 +331,3 @@ class RelatedContext:
                               CHUNK_LINES // 2))
         self._chunks[key] = items
         return items
-
-
-    def _allowed(self, item: Item) -> bool:
-        """Whether the file an item shows may reach the model."""
-        source = item.key[1]
-        if isinstance(source, Path):
-            return self.exclusion.allows(source)
-        return self._shown(source)
-
-
-def _fit(items: list[Item], budget: int) -> list[Item]:
-    """``items`` in order within ``budget`` characters; one that does not fit whole is trimmed
-    to whole lines (nearest its focus first) into what is left, never dropped whole while a
-    useful part fits."""
-    out: list[Item] = []
-    used = 0
-    headers: set[str] = set()
-    for item in items:
-        header = 0 if item.path in headers else len(item.path) + 2
-        left = budget - used - header
-        if left <= 0:
-            break
-        text = item.text if len(item.text) <= left else trim_lines(item.text, left, item.focus)
-        if len(text) < min(len(item.text), MIN_TRIMMED_CHARS):
-            continue
-        headers.add(item.path)
-        used += header + len(text) + 1
-        out.append(Item(item.key, item.path, text, item.focus))
-    return out
