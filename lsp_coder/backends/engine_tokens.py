@@ -14,7 +14,8 @@ user types on one line, cost one request.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,8 +24,9 @@ from cachetools import LRUCache
 from .control_text import ControlText
 from .fim_text import FimText
 
-TEXTS_KEPT = 1024
-"""Texts whose tokens are remembered."""
+TEXTS_KEPT = 256
+"""Texts whose tokens are remembered (as 4-byte ids: about 1 MB for 256 windows of 1,000
+tokens)."""
 
 LEAD_MARK = "\n"
 """Tokenized before a text to find the SentencePiece "dummy prefix" (a space some vocabularies
@@ -89,10 +91,15 @@ class EngineTokens:
     def __init__(self, tokenizer: Tokenizer, controls: ControlText) -> None:
         self.tokenizer = tokenizer
         self.controls = controls
-        self._known: LRUCache[bytes, list[int]] = LRUCache(TEXTS_KEPT)
+        self._known: LRUCache[bytes, Sequence[int]] = LRUCache(TEXTS_KEPT)
         self._lead_mark: list[int] | None = None
 
-    def text(self, text: str) -> list[int]:
+    def forget(self) -> None:
+        """Drop what is remembered (the engine may now serve another model)."""
+        self._known.clear()
+        self._lead_mark = None
+
+    def text(self, text: str) -> Sequence[int]:
         """The ids of ``text`` as text: no control token, no lead (pieces join as one)."""
         if not text:
             return []
@@ -104,7 +111,7 @@ class EngineTokens:
             pieces = self.controls.segments(text)
         else:
             pieces = [text]
-        tokens = [t for piece in pieces for t in self._unled(piece)]
+        tokens = array("i", [t for piece in pieces for t in self._unled(piece)])
         self._known[key] = tokens
         return tokens
 

@@ -91,6 +91,14 @@ class PromptEncoding:
         taken, strings go from then on (``use_text``)."""
         return self.mode == "tokens" and not self.confirmed and error.status in REFUSED
 
+    def forget(self) -> None:
+        """The engine failed: find its template's ids and its tokens again at the next
+        request (it may come back serving another model)."""
+        if self.mode == "tokens":
+            self.mode, self.confirmed, self._ids = "undecided", False, None
+        if self.tokens is not None:
+            self.tokens.forget()
+
     def use_text(self, why: str) -> None:
         """Send strings from now on, for ``why``."""
         log.info("completion prompts go as text, control-token text broken: %s", why)

@@ -6,14 +6,14 @@ lsp-coder puts them. The pieces are already held to their budgets (``remote_prom
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..shared_types import PromptParts
 from . import fim_text
 from .engine_tokens import FimIds
 from .fim_text import file_entry
 
-Text = Callable[[str], list[int]]
+Text = Callable[[str], Sequence[int]]
 
 
 def repository(ids: FimIds, parts: PromptParts, text: Text) -> list[int]:
@@ -21,8 +21,8 @@ def repository(ids: FimIds, parts: PromptParts, text: Text) -> list[int]:
     if not parts.extra:
         return []
     if ids.file_sep < 0:  # path comments: one text, as the in-process engine reads it
-        return text(fim_text.repository(fim_text.FimText("", "", ""), parts.extra, parts.repo,
-                                        parts.path))
+        return list(text(fim_text.repository(fim_text.FimText("", "", ""), parts.extra,
+                                             parts.repo, parts.path)))
     out = [ids.repo_name, *text(f"{parts.repo}\n")] if ids.repo_name >= 0 and parts.repo else []
     for path, body in parts.extra:
         out += [ids.file_sep, *text(file_entry(path, body))]

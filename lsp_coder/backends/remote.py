@@ -166,6 +166,7 @@ class RemoteBackend:
         except TransportError as exc:
             with self._lock:
                 self.totals["errors"] += 1
+            self.encoding.forget()
             self.health.failed(exc)
             return BackendResult("", StopReason.BACKEND_ERROR)
         self.health.succeeded()
