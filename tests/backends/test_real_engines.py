@@ -166,6 +166,7 @@ def test_doctor_says_which_backend_and_how_it_is_doing(llama_server, tmp_path):
     assert "reachable   yes" in done.stdout
     assert "prompt tokens cached" in done.stdout  # llama-server reports its cache
     assert "status      ok" in done.stdout
+    assert "prompt      token ids" in done.stdout
 
 
 
