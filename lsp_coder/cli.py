@@ -10,6 +10,8 @@ from pathlib import Path
 from . import __version__
 from .bench.commands import add_bench_commands
 from .config import Config, ConfigError, default_config_path, load_file
+from .shared.control import add_daemon_commands
+from .tools.models import add_model_commands
 
 
 def _config(path: str | None) -> Config:
@@ -18,9 +20,7 @@ def _config(path: str | None) -> Config:
 
 def _serve(args: argparse.Namespace) -> int:
     from .server.address import AddressError, is_loopback, parse_address
-    from .server.app import build_server
     from .server.lifecycle import exit_now
-    from .server.transport import serve_stdio, serve_tcp
 
     try:
         config, problem = _config(args.config), None
@@ -31,23 +31,35 @@ def _serve(args: argparse.Namespace) -> int:
             config, problem = Config(), f"lsp-coder: {exc}; using the default settings"
     if args.tcp:
         try:
-            host, port = parse_address(args.tcp)
+            address, port = parse_address(args.tcp)
         except AddressError as exc:
             print(f"lsp-coder: --tcp {exc}", file=sys.stderr)
             return 2
-        if not is_loopback(host):
+        if not is_loopback(address):
             logging.getLogger("lsp_coder").warning(
                 "--tcp %s: serving beyond this machine; anyone who can reach it can read"
                 " the code sent to the server", args.tcp)
-    server = build_server(config, startup_problem=problem)
+    if not args.tcp and config.server.shared and not args.no_shared:
+        from .shared.forwarder import run_forwarder  # loads no model, nor pygls
+
+        exit_now(run_forwarder(config, problem))
+    from .server.app import build_server
+    from .server.host import EngineHost
+    from .server.serve import serve_stdio, serve_tcp
+
+    host = EngineHost()
+
+    def new_session():
+        return build_server(host, config, startup_problem=problem)
+
     if args.tcp:
         try:
-            code = serve_tcp(server, server.scheduler.shutdown, host, port)
+            code = serve_tcp(host, new_session, address, port)
         except OSError as exc:
             print(f"lsp-coder: --tcp {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
             code = 2
     else:
-        code = serve_stdio(server, server.scheduler.shutdown)
+        code = serve_stdio(host, new_session)
     exit_now(code)
     return code  # not reached
 
@@ -78,7 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="TOML config file (default: $LSP_CODER_CONFIG or"
                         " $XDG_CONFIG_HOME/lsp-coder/config.toml)")
     parser.add_argument("--stdio", action="store_true", help="serve over stdio (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead")
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="serve over TCP instead (several"
+                        " editors at once, this process's own model)")
+    parser.add_argument("--no-shared", action="store_true", help="over stdio, load the model"
+                        " in this process instead of sharing the user's shared server"
+                        " ([server] shared = false)")
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="log more to stderr (-vv for debug, which includes the LSP traffic)")
     sub = parser.add_subparsers(dest="command")
@@ -89,11 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="a source file (default: a built-in sample)")
     p.add_argument("--lines", type=int, default=3, help="how many lines to type")
     p.set_defaults(func=_try)
+    p = sub.add_parser("daemon", help="the shared server every editor's lsp-coder forwards to:"
+                       " status, stop")
+    add_daemon_commands(p)
     p = sub.add_parser("doctor", help="check the model, its FIM template, memory and CPU/GPU")
     p.set_defaults(func=_doctor)
     p = sub.add_parser("bench", help="measure the real server: typing, idle time, a team on a"
                        " serving engine, cross-file context, ... (lsp-coder bench -h)")
     add_bench_commands(p)
+    add_model_commands(sub)
     return parser
 
 

@@ -8,6 +8,8 @@ Precedence, lowest first: the defaults below < a TOML file (``--config PATH``,
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import re
@@ -178,7 +180,20 @@ class ContextConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ServerConfig:
+    """How the editor's ``lsp-coder`` process serves: one model shared by every editor, or its
+    own."""
+
+    shared: bool = True
+    """Over stdio, forward to the user's shared server (one model for every editor), starting
+    it when none runs; False: load the model in this process (``--no-shared``)."""
+    idle_exit_s: int = _ranged(300, 0, 86_400)
+    """The shared server exits this many seconds after its last editor left."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     completion: CompletionConfig = field(default_factory=CompletionConfig)
     cache: CacheConfig = field(default_factory=CacheConfig)
@@ -473,19 +488,81 @@ def default_config_path() -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def load_file(path: Path | None) -> Config:
-    """Defaults with the TOML file at ``path`` merged over them (no file: defaults)."""
+def read_file(path: Path | None) -> dict[str, Any]:
+    """The settings tree of the TOML file at ``path`` (no file: empty); raises ConfigError
+    when it cannot be read."""
     if path is None:
-        return Config()
+        return {}
     try:
         with open(path, "rb") as f:
-            data = tomllib.load(f)
+            return tomllib.load(f)
     except FileNotFoundError as exc:
         raise ConfigError(f"config file not found: {path}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
-    return apply(Config(), data, str(path))
+
+
+def load_file(path: Path | None) -> Config:
+    """Defaults with the TOML file at ``path`` merged over them (no file: defaults)."""
+    return apply(Config(), read_file(path), str(path))
 
 
 def to_dict(config: Config) -> dict[str, Any]:
     return _converter.unstructure(config)
+
+
+MODEL_SECTIONS = ("model", "cache", "backend")
+"""The sections whose settings choose the loaded model (with ``speculative.draft_model``):
+sessions that differ in them cannot share one."""
+
+
+def model_key(config: Config) -> str:
+    """A short digest of the settings that choose the model and its cache: equal keys can share
+    one loaded model (``[model]``, ``[cache]``, ``[backend]``, ``speculative.draft_model``)."""
+    tree = to_dict(config)
+    chosen = {name: tree[name] for name in MODEL_SECTIONS}
+    chosen["draft_model"] = config.speculative.draft_model
+    text = json.dumps(chosen, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def settings_layer(value: Any) -> Any:
+    """The settings tree in a client's message: under a ``lsp-coder`` (or ``lspCoder``) key
+    when there is one (``workspace/didChangeConfiguration`` sends a whole section), else the
+    value itself."""
+    if isinstance(value, dict):
+        return value.get("lsp-coder", value.get("lspCoder", value))
+    return value
+
+
+def _merge(base: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in layer.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def merge_layers(lower: dict[str, Any] | None, upper: dict[str, Any] | None) -> dict[str, Any]:
+    """One layer holding ``upper`` merged key by key over ``lower`` (applying it equals
+    applying both in turn)."""
+    return _merge(lower if isinstance(lower, dict) else {},
+                  upper if isinstance(upper, dict) else {})
+
+
+def absolute_paths(config: Config, cwd: str | Path) -> Config:
+    """``config`` with relative file paths (``[model] path``/``draft_path``, ``[backend]
+    ca_file``) made absolute from ``cwd``: the folder the editor started lsp-coder in, which a
+    shared server does not run in."""
+    def fixed(path: str) -> str:
+        if not path or path == "none" or path.startswith("~") or os.path.isabs(path):
+            return path
+        return str(Path(cwd) / path)
+
+    return replace(
+        config,
+        model=replace(config.model, path=fixed(config.model.path),
+                      draft_path=fixed(config.model.draft_path)),
+        backend=replace(config.backend, ca_file=fixed(config.backend.ca_file)))

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
 from lsp_coder.model_files import DEFAULT_DRAFT, ensure_embedded
+from lsp_coder.shared.runtime import IDLE_EXIT_ENV, RUNTIME_ENV
 from tests.fixtures.tiny_gguf import cached_model
 
 REQUIRE_ALL_ENV = "LSP_CODER_REQUIRE_ALL"
@@ -85,10 +87,31 @@ def tiny_codellama() -> Path:
     return cached_model("codellama")
 
 
+@pytest.fixture(scope="session")
+def tiny_codellama_draft() -> Path:
+    """The tiny CodeLlama vocab without its four infill tokens, as TinyLlama's (Llama 2's)
+    vocabulary stops before CodeLlama's: a draft that passes the vocab check."""
+    return cached_model("codellama", seed=3, fim_tokens=False)
+
+
 def server_env(**extra: str) -> dict[str, str]:
-    """Environment for a server subprocess: no user config file, quiet llama.cpp."""
+    """Environment for a server subprocess: no user config file, quiet llama.cpp, and a shared
+    server of its own (a private runtime folder; it exits with its last editor)."""
     env = dict(os.environ)
     env.pop("LSP_CODER_CONFIG", None)
     env["XDG_CONFIG_HOME"] = "/nonexistent-lsp-coder-test"
+    env[RUNTIME_ENV] = private_runtime_dir()
+    env[IDLE_EXIT_ENV] = "0"
     env.update(extra)
     return env
+
+
+def private_runtime_dir() -> str:
+    """A new folder for shared servers no other test reaches."""
+    return tempfile.mkdtemp(prefix="rt-", dir=_RUNTIME_ROOT)
+
+
+# Every process a test starts, with server_env or not, keeps off the user's shared servers.
+_RUNTIME_ROOT = tempfile.mkdtemp(prefix="lsp-coder-test-")
+os.environ[RUNTIME_ENV] = private_runtime_dir()
+os.environ[IDLE_EXIT_ENV] = "0"

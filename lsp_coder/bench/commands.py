@@ -85,6 +85,16 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                    help="how long the typist pauses at a line end or after ( . = : ,")
     p.set_defaults(func=_team)
 
+    p = sub.add_parser("editors", parents=[common], help="several editors typing at once on one"
+                       " shared server against a model each: memory, latency, a second window,"
+                       " a killed server (PNG, JSON)")
+    p.add_argument("--editors", default="1,3,8", help="how many editors, comma-separated")
+    p.add_argument("--modes", default="shared,own",
+                   help="shared (one shared server), own (--no-shared: a model each)")
+    p.add_argument("--kill", action="store_true",
+                   help="kill the shared server halfway through the typing (runs of 2 or more)")
+    p.set_defaults(func=_editors)
+
     p = sub.add_parser("crossfile", parents=[common], help="blank lines that use a name from a"
                        " sibling module of the packages or folders given as FILES (default: "
                        + " ".join(HELD_OUT_PACKAGES) + ") and compare the [context] sources")
@@ -235,6 +245,25 @@ def _team(args: argparse.Namespace) -> int:
     files = args.files or [stdlib / name for name in TEAM_FILES
                            if stdlib is not None and (stdlib / name).is_file()]
     return team_main(args, files)
+
+
+def _editors(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..client.trace import default_files
+    from .editors import bench_editors, report_editors
+    from .options import server_options
+    from .team import TEAM_FILES
+
+    stdlib = default_files()[0].parent if default_files() else None
+    files = args.files or [stdlib / name for name in TEAM_FILES
+                           if stdlib is not None and (stdlib / name).is_file()]
+    counts = [int(n) for n in args.editors.split(",") if n.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    runs = asyncio.run(bench_editors(files, counts, modes, server_options(args), args.lines,
+                                     args.key_ms, args.kill, args.out))
+    print(report_editors(runs))
+    return 0
 
 
 def _crossfile(args: argparse.Namespace) -> int:

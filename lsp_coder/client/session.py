@@ -49,9 +49,12 @@ class Session:
     def __init__(self, options: dict[str, Any] | None = None, config: str | None = None,
                  verbose: bool = False, server_log: Path | None = None,
                  on_progress: Callable[[int, str], None] | None = None,
-                 root: Path | None = None) -> None:
-        """``on_progress`` hears the server's load progress (percentage, message)."""
+                 root: Path | None = None, shared: bool = False) -> None:
+        """``on_progress`` hears the server's load progress (percentage, message); ``shared``:
+        the process started forwards to the user's shared server (what editors get), else it
+        serves with its own model (``--no-shared``: what it measures is its own)."""
         self.options = options or {}
+        self.shared = shared
         self.config = config
         self.root = root
         self.client = LanguageClient("lsp-coder-session", "1")
@@ -98,6 +101,8 @@ class Session:
         """Start the server, initialize, and wait until the model loaded (or failed)."""
         args = [sys.executable, "-m", "lsp_coder"] + (["--config", self.config]
                                                       if self.config else [])
+        if not self.shared:
+            args.append("--no-shared")
         if self.server_log is not None:
             args.append("-vv")
         await self.client.start_io(*args)

@@ -8,7 +8,6 @@ Threads: ``load`` and ``close`` run on the one inference worker thread (they use
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from ..backends.base import Backend
@@ -23,9 +22,10 @@ log = logging.getLogger(__name__)
 class BackendLifecycle:
     """Holds the one backend the completion service uses, and the last load error."""
 
-    def __init__(self, settings: Callable[[], Config]) -> None:
-        self.settings = settings
-        """The current settings (the completion service owns them)."""
+    def __init__(self) -> None:
+        self.in_use = Config()
+        """The settings of the call running now: those of the completion service (of the
+        editor session) that asked, set by ``use`` before each backend call."""
         self.backend: Backend | None = None
         """The backend serving completions; None before a load succeeded."""
         self.error: str | None = None
@@ -33,13 +33,22 @@ class BackendLifecycle:
         self.notify: Notify | None = None
         """Where a serving engine's one-per-outage messages go (the server sets it)."""
 
-    def load(self, progress: LoadProgress | None = None) -> str | None:
+    def use(self, config: Config) -> None:
+        """The calls that follow run with ``config`` (the worker thread, before each call)."""
+        self.in_use = config
+
+    def settings(self) -> Config:
+        """The settings in force for the running call (what the backend reads)."""
+        return self.in_use
+
+    def load(self, progress: LoadProgress | None = None, fallback: bool = False) -> str | None:
         """Open the backend the settings name; returns an error message on failure.
 
         For a local model it is transactional: the new engine is loaded before the old one is
         closed, and on failure the old one (if any) keeps serving. A serving engine replaces
         the old backend at once (no model is loaded or assembled for it). ``progress`` hears
-        each stage of the load, and reaches 100 % when it succeeds.
+        each stage of the load, and reaches 100 % when it succeeds. ``fallback``: another
+        lifecycle's model keeps serving the caller if this load fails (the message says so).
         """
         config = self.settings()
         remote = config.backend.kind != "local"
@@ -48,10 +57,9 @@ class BackendLifecycle:
         try:
             backend = open_backend(config, self.settings, progress, self.notify)
         except BackendUnavailable as exc:
-            if remote:
-                self.error = f"lsp-coder: no backend: {exc}"
-            elif self.backend is None:
-                self.error = f"lsp-coder: no model loaded: {exc}"
+            if self.backend is None and not fallback:
+                what = "no backend" if remote else "no model loaded"
+                self.error = f"lsp-coder: {what}: {exc}"
             else:
                 self.error = (f"lsp-coder: could not load the new model: {exc}; still serving"
                               " with the previous one")

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..backends.base import Backend
 from ..backends.health import Notify
-from ..config import Config
+from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
@@ -50,10 +50,10 @@ class CompletionService:
     It owns the settings: ``config`` is replaced only by ``reconfigure``.
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, lifecycle: BackendLifecycle | None = None) -> None:
         self.config = config
-        self.lifecycle = BackendLifecycle(lambda: self.config)
-        """The backend and its last load error."""
+        self.lifecycle = lifecycle if lifecycle is not None else BackendLifecycle()
+        """The backend and its last load error (shared by the editor sessions of a server)."""
         self.suggestions = SuggestionCache()
         self.related = RelatedContext()
         """Other files' code for the prompt: open documents, the workspace, definitions."""
@@ -96,10 +96,15 @@ class CompletionService:
         ``LoadProgress``."""
         return load_plan(self.config) if self.config.backend.kind == "local" else []
 
-    def load(self, progress: LoadProgress | None = None) -> str | None:
-        """Open the backend from the config; returns an error message on failure (see
-        ``BackendLifecycle.load``). ``progress`` hears every stage of ``load_plan``."""
-        return self.lifecycle.load(progress)
+    def load(self, progress: LoadProgress | None = None,
+             lifecycle: BackendLifecycle | None = None, fallback: bool = False) -> str | None:
+        """Open the backend from the config into ``lifecycle`` (default: the service's own);
+        returns an error message on failure (see ``BackendLifecycle.load``). ``progress``
+        hears every stage of ``load_plan``; ``fallback``: another model keeps serving if this
+        one fails."""
+        lifecycle = self.lifecycle if lifecycle is None else lifecycle
+        lifecycle.use(self.config)
+        return lifecycle.load(progress, fallback=fallback)
 
     def close(self) -> None:
         self.lifecycle.close()
@@ -123,9 +128,12 @@ class CompletionService:
         """
         old = self.config
         self.config = config
-        return config.model != old.model or config.cache != old.cache or (
-            config.speculative.draft_model != old.speculative.draft_model) or (
-            config.backend != old.backend)
+        return model_key(config) != model_key(old)
+
+    def end(self) -> None:
+        """The editor session ended: its workspace index stops (the backend stays: other
+        sessions may share it)."""
+        self.related.close()
 
     def forget(self, uri: str) -> None:
         """A document closed: drop its suggestions, its place in the extra context and the
@@ -231,6 +239,7 @@ class CompletionService:
             return Suggestion("", stop_reason=StopReason.NO_MODEL)
         if self._refused(req.uri, record=not idle):
             return Suggestion("", stop_reason=StopReason.EXCLUDED)
+        self.lifecycle.use(self.config)
         cc = self.config.completion
         parts, budgets = self._parts(backend, req, preview=idle)
         multiline = wants_multiline(replace(parts, recent=""))
@@ -386,6 +395,7 @@ class CompletionService:
         backend = self.backend
         if backend is None or self._refused(nxt.uri, record=False):
             return None
+        self.lifecycle.use(self.config)
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         parts, budgets = self._parts(backend, req, preview=True)

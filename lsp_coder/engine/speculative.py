@@ -185,17 +185,30 @@ class DraftModel:
         self.token_ms = token_ms
         self.prefill_token_ms = prefill_token_ms
         self._seq: int | None = None
+        # NOTE: a draft may have fewer tokens than the target (TinyLlama's 32000 against
+        # CodeLlama's 32016, whose infill tokens come last): llama.cpp refuses an id past the
+        # vocabulary, so the draft reads a line break in its place, one for one.
+        self._stand_in = model.tokenize("\n")[-1]
+
+    def _readable(self, history: list[int]) -> list[int]:
+        """``history`` with each id the draft does not have replaced by its stand-in."""
+        n_vocab = self.model.n_vocab
+        if not history or max(history) < n_vocab:
+            return history
+        return [t if t < n_vocab else self._stand_in for t in history]
 
     def begin(self, prompt: list[int], hint: list[int], corpus: list[int]) -> None:
         self._seq = None
 
     def catchup(self, history: list[int]) -> int:
+        history = self._readable(history)
         if self._seq is not None:
             return len(history) - common_prefix(self.cache.tokens(self._seq), history)
         return len(history) - self.cache.lookup(history)[1]
 
     def propose(self, history: list[int], n_out: int, k: int) -> Draft:
         """Greedy draft tokens; ``cost_ms`` counts the drafting, not the catch-up read."""
+        history = self._readable(history)
         if self._seq is None:
             prepared = self.cache.prepare(history)
             self._seq = prepared.seq_id
@@ -219,7 +232,7 @@ class DraftModel:
 
     def accepted(self, history: list[int]) -> None:
         if self._seq is not None:
-            held = common_prefix(self.cache.tokens(self._seq), history)
+            held = common_prefix(self.cache.tokens(self._seq), self._readable(history))
             self.cache.truncate(self._seq, held)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -17,10 +18,12 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
-from ..config import Config, ConfigError, apply
+from ..config import Config, ConfigError, absolute_paths, apply, model_key, settings_layer
 from ..load_progress import LoadProgress
 from .health import register_health_commands
 from .highlights import word_highlights
+from .host import EngineHost, ModelSlot
+from .menu_item import wants_menu_item
 from .protocol import LspCoderProtocol
 from .scheduler import Scheduler
 from .stats import Stats
@@ -47,21 +50,30 @@ def settle_heap() -> None:
 
 
 class LspCoderServer(LanguageServer):
-    """Holds the completion service (which owns the config) and the scheduler that runs it."""
+    """One editor session: its documents, settings, statistics and scheduler, on the model and
+    worker its ``host`` shares with the other sessions of the process."""
 
-    def __init__(self, base_config: Config) -> None:
+    def __init__(self, host: EngineHost, base_config: Config, cwd: str | None = None) -> None:
         super().__init__("lsp-coder", __version__, protocol_cls=LspCoderProtocol)
+        self.host = host
+        self.cwd = cwd or os.getcwd()
+        """The folder the editor started lsp-coder in: relative file paths in settings are
+        read from there."""
         self.base_config = base_config  # the config file's (each client's settings go over it)
+        self.slot: ModelSlot | None = None
+        """The model this session completes with (set at ``initialize``)."""
         self.load_needed = True  # whether "initialized" loads the model
         self.service = CompletionService(base_config)
         self.stats = Stats()
-        self.scheduler = Scheduler(self.service, self.stats,
+        self.scheduler = Scheduler(self.service, self.stats, host,
                                    lambda: self.config.completion.debounce_ms,
-                                   lambda: self.config.idle)
+                                   lambda: self.config.idle,
+                                   lambda: None if self.slot is None else self.slot.loading)
         self.load_task: asyncio.Task | None = None  # keeps the load from being collected
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.service.notify = self.notify_from_thread
         self.status = StatusReporter(self)
+        self.menu_item = True  # whether completion lists carry the suggestion (menu_item.py)
+        host.join(self)
 
     def notify_from_thread(self, level: str, message: str) -> None:
         """Show a backend's message (called from its threads)."""
@@ -85,19 +97,66 @@ class LspCoderServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
-    async def load_model(self) -> None:
-        """Load (or reload) the model on the worker, reporting progress to the client;
-        completion requests wait meanwhile."""
-        self.scheduler.begin_loading()
+    def use_model(self, slot: ModelSlot) -> ModelSlot | None:
+        """Complete with ``slot``'s model from now on (event loop); returns the one used
+        before."""
+        old = self.slot
+        if old is not None:
+            old.users.discard(self)
+        self.slot = slot
+        slot.users.add(self)
+        self.service.lifecycle = slot.lifecycle
+        self.host.changed()
+        return old
+
+    def choose_model(self, config: Config) -> ModelSlot:
+        """Take ``config``; returns the model its settings choose (see ``change_model``)."""
+        self.service.reconfigure(config)
+        return self.host.slot(model_key(config))
+
+    async def change_model(self, slot: ModelSlot) -> None:
+        """Complete with ``slot``'s model: at once when it is loaded, else once it is (this
+        session loads it, or waits for another session's load); the model left behind is
+        closed when no session uses it any more."""
+        if slot.loading is not None:
+            await asyncio.shield(slot.loading)
+        if slot.lifecycle.backend is None:
+            await self.load_model(slot)
+        elif slot is not self.slot:
+            await self._free(self.use_model(slot))
+
+    async def _free(self, old: ModelSlot | None) -> None:
+        if old is not None and not old.users and old.loading is None:
+            self.host.slots.pop(old.key, None)
+            await self.scheduler.run(old.lifecycle.close)
+
+    async def load_model(self, slot: ModelSlot) -> None:
+        """Load ``slot``'s model on the worker, reporting progress to the client; this
+        session's requests wait meanwhile if it has no model yet, else the model it has
+        serves them until the new one is ready (and keeps serving if that fails)."""
+        host = self.host
+        host.begin_loading(slot)
         self.status.update()
         try:
-            await self._load_model()
+            error = await self._load_model(slot)
             await self.scheduler.run(settle_heap)
         finally:
-            self.scheduler.end_loading()
+            host.end_loading(slot)
             self.status.update()
+        if error is None and slot is not self.slot:
+            await self._free(self.use_model(slot))
+        elif error is not None and slot is not self.slot and not slot.users:
+            host.slots.pop(slot.key, None)
 
-    async def _load_model(self) -> None:
+    def _load_on_worker(self, slot: ModelSlot, progress: LoadProgress | None) -> str | None:
+        """The load itself (worker thread): models no session uses make room first."""
+        for unused in self.host.unused(keep=slot):
+            unused.lifecycle.close()
+        fallback = self.slot is not None and self.slot is not slot and (
+            self.slot.lifecycle.backend is not None)
+        return self.service.load(progress, slot.lifecycle, fallback=fallback)
+
+    async def _load_model(self, slot: ModelSlot) -> str | None:
         token = None
         if get_capability(self.client_capabilities, "window.work_done_progress", False):
             token = str(uuid.uuid4())
@@ -114,24 +173,25 @@ class LspCoderServer(LanguageServer):
         if token is not None:
             progress = LoadProgress(self.service.load_plan(),
                                     self._progress_reporter(token, asyncio.get_running_loop()))
-        error = await self.scheduler.run(self.service.load, progress)
+        error = await self.scheduler.run(self._load_on_worker, slot, progress)
         if token is not None:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(
                 message="model failed to load" if error else "model ready"))
         if error:
             self.tell(error)
-            return
-        info = self.service.describe()
+            return error
+        info = slot.lifecycle.describe()
         if info.get("url"):
             self.window_log_message(types.LogMessageParams(
                 type=types.MessageType.Info,
                 message=f"lsp-coder: completing on {info['kind']} at {info['url']}"))
-            return
+            return None
         for warning in info["warnings"]:
             self.tell(f"lsp-coder: {warning}", types.MessageType.Warning)
         self.window_log_message(types.LogMessageParams(
             type=types.MessageType.Info,
             message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
+        return None
 
     def _progress_reporter(self, token: str, loop: asyncio.AbstractEventLoop):
         """A ``LoadProgress`` listener (called on the worker) that reports on ``token``."""
@@ -143,31 +203,31 @@ class LspCoderServer(LanguageServer):
 
         return report
 
-    def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> bool:
-        """Merge a settings layer into ``over`` (default: the service's config) and use it;
-        True when the model must reload.
-
-        A bad key costs only itself (``config.apply``): the user is told, the rest applies.
-        """
-        if isinstance(layer, dict):
-            layer = layer.get("lsp-coder", layer.get("lspCoder", layer))
+    def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> Config:
+        """The settings with a layer merged over ``over`` (default: the session's config); on
+        error the user is told and the keys that cannot be used keep their values (a bad key
+        costs only itself, ``config.apply``)."""
+        below = self.config if over is None else over
         try:
-            new = apply(self.config if over is None else over, layer or None, source)
+            new = apply(below, settings_layer(layer) or None, source)
         except ConfigError as exc:
             self.tell(f"lsp-coder: {exc}")  # names each bad key and what it keeps
             if exc.usable is None:
-                return False
+                return below
             new = exc.usable
-        return self.service.reconfigure(new)
+        return absolute_paths(new, self.cwd)
 
-    def next_client(self) -> None:
-        """The ``--tcp`` client left without ``exit``: forget its documents and requests, keep
-        the model for the next client."""
+    def end(self) -> None:
+        """The session is over (its client left or exited): its work stops and what it kept
+        is dropped; the model stays for the other sessions."""
         for uri in self.protocol.documents.uris():
             self.service.forget(uri)
             self.scheduler.forget(uri)
-        self.protocol.next_client()
-        self.process_id = None  # the next editor's, from its initialize
+        self.scheduler.shutdown()
+        self.service.end()
+        self.loop_watch.stop()
+        self.host.leave(self)
+        self.slot = None
 
     def request(self, uri: str, position: types.Position, budget_ms: float | None):
         """The completion request at a position of an open document, the document and the
@@ -185,36 +245,42 @@ class LspCoderServer(LanguageServer):
                                  budget_ms=budget_ms), doc, position
 
 
-def build_server(base_config: Config, startup_problem: str | None = None) -> LspCoderServer:
-    server = LspCoderServer(base_config)
+def build_server(host: EngineHost, base_config: Config, startup_problem: str | None = None,
+                 cwd: str | None = None) -> LspCoderServer:
+    """A new editor session on ``host`` (``startup_problem``: what went wrong reading the config
+    file, told to the user once the session is initialized; ``cwd``: the folder the editor
+    started lsp-coder in, default this process's)."""
+    server = LspCoderServer(host, base_config, cwd)
     register_health_commands(server)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: LspCoderServer, params: types.InitializeParams) -> None:
-        # Over the config file's settings: a client after another (--tcp) brings its own.
-        reload = ls.apply_settings(params.initialization_options, "initializationOptions",
+        # Over the config file's settings: each editor session brings its own.
+        config = ls.apply_settings(params.initialization_options, "initializationOptions",
                                    over=ls.base_config)
+        slot = ls.choose_model(config)
+        ls.use_model(slot)
         ls.service.workspace_folders(_folders(params))
         ls.status.begin(wants_status(params.capabilities))
-        ls.load_needed = reload or not ls.service.loaded  # loaded after "initialized"
-        if ls.load_needed:
-            ls.scheduler.begin_loading()  # requests wait until the load ends
+        ls.menu_item = wants_menu_item(params.capabilities)
+        ls.load_needed = slot.lifecycle.backend is None and slot.loading is None
+        if ls.load_needed:  # loaded after "initialized"; requests wait until the load ends
+            ls.host.begin_loading(slot)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: LspCoderServer, params: types.InitializedParams) -> None:
         if startup_problem:
             ls.tell(startup_problem)
         ls.loop = asyncio.get_running_loop()
-        if ls.load_needed:
-            ls.load_task = asyncio.ensure_future(ls.load_model())
-        else:
-            ls.status.update()  # a client after another (--tcp): the model is already there
+        if ls.load_needed and ls.slot is not None:
+            ls.load_task = asyncio.ensure_future(ls.load_model(ls.slot))
+        ls.host.changed()  # one more editor (and, with the model there, ready)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: LspCoderServer,
                                        params: types.DidChangeConfigurationParams) -> None:
-        if ls.apply_settings(params.settings, "workspace/didChangeConfiguration"):
-            await ls.load_model()
+        config = ls.apply_settings(params.settings, "workspace/didChangeConfiguration")
+        await ls.change_model(ls.choose_model(config))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(ls: LspCoderServer,
@@ -268,6 +334,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(
         trigger_characters=[".", "("], resolve_provider=False))
     async def completion(ls: LspCoderServer, params: types.CompletionParams):
+        if not ls.menu_item:  # the client shows the suggestion as ghost text
+            return types.CompletionList(is_incomplete=False, items=[])
         req, doc, position = ls.request(params.text_document.uri, params.position,
                                         ls.config.completion.completion_budget_ms)
         if req is None:
@@ -280,7 +348,8 @@ def build_server(base_config: Config, startup_problem: str | None = None) -> Lsp
 
     @server.command(STATS_COMMAND)
     def stats(ls: LspCoderServer, *args: Any) -> dict:
-        return ls.stats.snapshot({**ls.service.snapshot(), "busy": ls.scheduler.busy,
+        return ls.stats.snapshot({**ls.service.snapshot(), "editors": ls.host.editors(ls.slot),
+                                  "busy": ls.scheduler.busy,
                                   "loading": ls.scheduler.loading,
                                   "idle_running": ls.scheduler.idle_running,
                                   "idle_queued": ls.scheduler.idle_queued})

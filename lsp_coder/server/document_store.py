@@ -11,35 +11,11 @@ kept incrementally, so an edit costs the edit plus a shift of the later line sta
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from lsprotocol import types
 
 from ..completion.context import one_line_end
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def to_units(text: str) -> str:
-    """``text`` with each character outside the BMP split into its surrogate pair."""
-    if text.isascii() or not _ASTRAL.search(text):
-        return text
-    return _ASTRAL.sub(lambda m: _split_pair(m.group()), text)
-
-
-def _split_pair(char: str) -> str:
-    code = ord(char) - 0x10000
-    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
-
-
-def from_units(units: str) -> str:
-    """Real text from code units: pairs joined, a lone surrogate replaced by U+FFFD."""
-    if units.isascii() or not _SURROGATE.search(units):
-        return units
-    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
+from .text_units import from_units, offset_in_line, to_units
 
 INDEX_STEP_UNITS = 1 << 20
 """How many units one step of building a line index scans (a few ms; see ``index_step``)."""
@@ -144,15 +120,7 @@ class Document:
             return start
         if self.encoding == types.PositionEncodingKind.Utf16:
             return min(start + position.character, end)
-        line = self._units[start:end]
-        if line.isascii():
-            return min(start + position.character, end)
-        real = from_units(line)
-        if self.encoding == types.PositionEncodingKind.Utf8:
-            head = real.encode("utf-8")[: position.character].decode("utf-8", "ignore")
-        else:
-            head = real[: position.character]
-        return start + len(to_units(head))
+        return start + offset_in_line(self._units[start:end], position.character, self.encoding)
 
     def clamp(self, position: types.Position) -> types.Position:
         """The position the client means: past a line's end is its end, past the document's

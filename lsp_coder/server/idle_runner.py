@@ -24,6 +24,7 @@ from ..completion.service import CompletionRequest, CompletionService, Suggestio
 from ..config import IdleConfig
 from ..shared_types import StopReason
 from . import idle_plan
+from .idle_turns import IdleTurns
 from .stats import Stats
 from .worker_state import WorkerState
 
@@ -79,14 +80,14 @@ class IdleRunner:
 
     def __init__(self, service: CompletionService, stats: Stats, worker: ThreadPoolExecutor,
                  state: WorkerState, config: Callable[[], IdleConfig],
-                 requests_waiting: Callable[[], bool]) -> None:
+                 turns: IdleTurns) -> None:
         self.service = service
         self.stats = stats
         self._worker = worker
         self._state = state
         self._config = config
-        self._requests_waiting = requests_waiting
-        """Whether a request is pending or its work queued: idle work waits for it."""
+        self.turns = turns
+        """Whose idle work runs when several sessions share the worker (this one joins)."""
         self.queue: idle_plan.Queue = []
         """The prompts to prepare, in order (see ``idle_plan``)."""
         self.job: NextPrompt | None = None
@@ -99,8 +100,7 @@ class IdleRunner:
         """Finished prefetches, newest last."""
         self._token: threading.Event | None = None  # set: the running job stops
         self._stop_soon: threading.Event | None = None  # set: it stops after its chunk
-        self._timer: asyncio.TimerHandle | None = None
-        self._last_activity = 0.0
+        turns.join(self)
 
     @property
     def running(self) -> bool:
@@ -115,9 +115,11 @@ class IdleRunner:
     # -- events ---------------------------------------------------------------------------------
 
     def user_active(self, uri: str, keep_job: bool = False, finish_chunk: bool = False) -> None:
-        """A request came: idle work stops (unless it is generating exactly what the request
-        asks for) and its plan is stale (other files' windows and cursors stay)."""
-        self._last_activity = time.monotonic()
+        """A request came: idle work stops, another session's too (unless it is generating
+        exactly what the request asks for) and its plan is stale (other files' windows and
+        cursors stay)."""
+        self.turns.active(self)
+        self.turns.stop_others(self)
         self.focus = uri
         self.queue = idle_plan.on_request(self.queue, uri)
         if not keep_job:
@@ -128,7 +130,7 @@ class IdleRunner:
         yields to them."""
         if not self._config().enabled or not self.service.prefills:
             return
-        self._last_activity = time.monotonic()
+        self.turns.active(self)
         plan = idle_plan.on_answer(self.queue, self.service.next_prompts(req, shown), req.uri,
                                    self.job)
         self._apply(plan)
@@ -148,9 +150,19 @@ class IdleRunner:
         self.focus = uri
         if not self._config().enabled or not self.service.prefills:
             return False
+        self.turns.active(self)
+        self.turns.stop_others(self, measure=False)
         cursor = self.service.cursor_at(uri, path, text, offset)
         self._apply(idle_plan.on_cursor(self.queue, cursor, self.job))
         return True
+
+    def end(self) -> None:
+        """The session ended: its queue empties, its running job stops, another session's
+        idle work may run."""
+        self.queue.clear()
+        self.stop(measure=False)
+        self.turns.leave(self)
+        self.turns.schedule()
 
     def forget(self, uri: str) -> None:
         """A document closed: drop its idle work (a cursor job running for it plans no full
@@ -185,22 +197,24 @@ class IdleRunner:
             self._state.mark_preempted(self.service.ubatches_done())
 
     def schedule(self) -> None:
-        """Start the next idle job once the worker is free and the user has paused."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        """Start the next idle job (this session's or another's) once the worker is free and
+        the user has paused (``IdleTurns.schedule``)."""
+        self.turns.schedule()
+
+    def ready_in(self, last_activity: float) -> float | None:
+        """Seconds until this session's next idle job may start, the user having been active
+        last at ``last_activity``; None when it has nothing to do."""
         config = self._config()
         if not config.enabled:
             self.queue.clear()
-            return
-        if not self.queue or self._token is not None or self._requests_waiting():
-            return
-        loop = asyncio.get_running_loop()
-        wait = self._last_activity + config.start_after_ms / 1000 - time.monotonic()
-        if wait > 0:
-            self._timer = loop.call_later(wait, self.schedule)
-            return
-        self._run(self.queue.pop(0), config, loop)
+            return None
+        if not self.queue:
+            return None
+        return last_activity + config.start_after_ms / 1000 - time.monotonic()
+
+    def start_next(self) -> None:
+        """Run the first queued job now (``IdleTurns`` saw the worker free)."""
+        self._run(self.queue.pop(0), self._config(), asyncio.get_running_loop())
 
     def _run(self, nxt: NextPrompt, config: IdleConfig, loop: asyncio.AbstractEventLoop) -> None:
         token, soon = threading.Event(), threading.Event()

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,20 @@ async def watch_parent(get_pid: Callable[[], int | None], on_gone: Callable[[], 
             log.warning("the editor's process %d has ended; stopping", pid)
             on_gone()
             return
+
+
+def run_loop(main: Callable[[], Any]) -> int:
+    """Run ``main()`` on a fresh loop; left-over tasks and threads are not waited for."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    return loop.run_until_complete(main())
+
+
+def on_signals(handler: Callable[[], None]) -> None:
+    """Call ``handler`` on SIGTERM and SIGINT (event loop)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, handler)
 
 
 def exit_now(code: int) -> None:

@@ -190,17 +190,6 @@ class LspCoderProtocol(LanguageServerProtocol):
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
-    def next_client(self) -> None:
-        """The client left without ``exit`` (``--tcp``): the next one starts afresh, with
-        ``initialize``. Its requests still running are cancelled (never answered to another
-        client) and its documents closed."""
-        for future in list(self._request_futures.values()):
-            future.cancel()
-        self._request_futures.clear()
-        self.initialize_received = False
-        self._shutdown = False
-        self.documents = DocumentStore()
-
     # -- documents (our store replaces pygls's workspace copies) --------------------------------
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

@@ -18,18 +18,22 @@ import asyncio
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import IdleConfig
 from ..shared_types import StopReason
+from .host import EngineHost
 from .idle_runner import Ahead, IdleRunner, resolve
 from .stats import Stats
 from .worker_state import WorkerState
 
 log = logging.getLogger(__name__)
+
+MAX_PENDING = 8
+"""Requests one session may have waiting at once (each for another document); a newer one
+supersedes the oldest, so a client that floods the server holds a bounded share of it."""
 
 
 @dataclass(slots=True)
@@ -48,6 +52,8 @@ class _Pending:
 
     uri: str
     """The document."""
+    owner: Scheduler
+    """The session's scheduler it came from (sessions may share a worker and a URI)."""
     answer: asyncio.Future
     """Resolved once with the Suggestion to answer."""
     background: bool = False
@@ -57,55 +63,50 @@ class _Pending:
 
 
 class Scheduler:
-    """Owns the worker thread that owns the engine (through ``service``)."""
+    """One editor session's requests, run on the worker its ``host`` shares with the others."""
 
-    def __init__(self, service: CompletionService, stats: Stats,
+    def __init__(self, service: CompletionService, stats: Stats, host: EngineHost,
                  debounce_ms: Callable[[], float],
-                 idle: Callable[[], IdleConfig] = IdleConfig) -> None:
+                 idle: Callable[[], IdleConfig] = IdleConfig,
+                 loading: Callable[[], asyncio.Future | None] = lambda: None) -> None:
         self.service = service
         self.stats = stats
+        self.host = host
+        self._loading = loading
+        """Done when the load of the session's model ends; None while none is under way."""
         self._debounce_ceiling = debounce_ms
         self._idle_config = idle
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lsp-coder-engine")
-        self._state: WorkerState[_Pending] = WorkerState()
-        self.idle = IdleRunner(service, stats, self._worker, self._state, idle,
-                               lambda: self.busy or bool(self._pending))
+        self._state: WorkerState[_Pending] = host.state
+        self.idle = IdleRunner(service, stats, host.worker, host.state, idle, host.idle_turns)
         self._pending: dict[str, _Pending] = {}
         self._timing: dict[str, _DocTiming] = {}
         self._recent_latency_ms = 1000.0
-        self._loading: asyncio.Future | None = None  # done when the model (re)load ends
 
     # -- worker access --------------------------------------------------------------------------
 
     async def run(self, fn: Callable, *args):
         """Run ``fn(*args)`` on the worker thread (model loads, cache forgets, ...)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._worker, fn, *args)
+        return await self.host.run(fn, *args)
 
     def shutdown(self) -> None:
-        self.idle.queue.clear()
-        self.idle.stop()
+        """The session ends: its requests are answered empty and its work stops (the worker
+        goes on for the other sessions)."""
+        for uri in list(self._pending):
+            self._supersede(uri)
         running = self._state.running
-        if running is not None:
+        if running is not None and running.owner is self:
             running.token.set()
-        self._worker.shutdown(wait=False, cancel_futures=True)
-
-    def begin_loading(self) -> None:
-        """From now until ``end_loading``, completion requests wait for the model instead of
-        being answered empty (they are still superseded and cancelled as usual)."""
-        if self._loading is None or self._loading.done():
-            self._loading = asyncio.get_running_loop().create_future()
-        self.idle.prefetched.clear()  # made by the model being replaced
-
-    def end_loading(self) -> None:
-        if self._loading is not None and not self._loading.done():
-            self._loading.set_result(None)
-        self._loading = None
+        self.idle.end()
 
     @property
     def loading(self) -> bool:
         """Whether a model load (with its messages to the client) is still under way."""
-        return self._loading is not None
+        return self._loading() is not None
+
+    @property
+    def has_pending(self) -> bool:
+        """Whether a request of this session waits for its answer."""
+        return bool(self._pending)
 
     @property
     def idle_running(self) -> bool:
@@ -178,8 +179,12 @@ class Scheduler:
             self.idle.answered(req, cached.text)
             return cached
         self._supersede(req.uri)
+        waiting = [p for p in self._pending.values() if not p.answer.done()]
+        if len(waiting) >= MAX_PENDING:
+            self._supersede(waiting[0].uri)
         loop = asyncio.get_running_loop()
-        pending = _Pending(req.uri, loop.create_future())
+        pending = _Pending(req.uri, self, loop.create_future())
+        self._pending.pop(req.uri, None)  # (an entry superseded above: the newest goes last)
         self._pending[req.uri] = pending
         outcome = "ok"
         delay = 0.0
@@ -187,7 +192,7 @@ class Scheduler:
             if ahead is not None:
                 self._take_ahead(ahead, req, pending, loop)
             else:
-                loading = self._loading
+                loading = self._loading()
                 if loading is not None:
                     await asyncio.wait((pending.answer, loading),
                                        return_when=asyncio.FIRST_COMPLETED)
@@ -291,8 +296,9 @@ class Scheduler:
 
         self._state.job_queued()
         self.idle.stop(finish_chunk=finish_idle_chunk)
+        self.idle.turns.stop_others(self.idle)
         try:
-            future = loop.run_in_executor(self._worker, job)
+            future = self.host.submit(job)
         except RuntimeError:  # shut down
             self._state.job_done()
             raise
@@ -307,7 +313,7 @@ class Scheduler:
         # Work nobody waits for (a time-boxed rest, a background confirm) yields to any request,
         # except one served from the cache for the same document: that work feeds the cache.
         if running is not None and running.answer.done():
-            if not (keep_background and running.uri == uri):
+            if not (keep_background and running.owner is self and running.uri == uri):
                 running.token.set()
 
     def _cancel(self, pending: _Pending) -> None:
@@ -334,7 +340,8 @@ class Scheduler:
         if not self.idle.cursor_moved(uri, path, text, offset):
             return
         request = self._state.running
-        if request is not None and request.answer.done() and request.uri != uri:
+        if request is not None and request.answer.done() and (
+                request.owner is not self or request.uri != uri):
             request.token.set()
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
@@ -346,7 +353,7 @@ class Scheduler:
                 or self.service.shared_engine):
             return
         loop = asyncio.get_running_loop()
-        pending = _Pending(req.uri, loop.create_future(), background=True)
+        pending = _Pending(req.uri, self, loop.create_future(), background=True)
         self._start(req, pending, loop, hint=remainder)
 
 

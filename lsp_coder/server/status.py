@@ -40,10 +40,14 @@ class StatusReporter:
         self._sent = None
 
     def current(self) -> dict[str, Any]:
-        """The state now: the service's, or "loading" while a model load is under way."""
+        """The state now: the service's, or "loading" while a model load is under way; with
+        ``editors``, how many editor sessions share the model, and ``shared``, whether this is
+        the user's shared server."""
         status = self.server.service.status()
         if self.server.scheduler.loading:
             status.update(state="loading", message="")
+        host = self.server.host
+        status.update(editors=host.editors(self.server.slot), shared=host.shared)
         return status
 
     def update(self) -> None:

@@ -59,3 +59,41 @@ class WorkerState(Generic[Job]):
         with self._lock:
             clock, self._preempted_at = self._preempted_at, None
             return clock
+
+
+PASSED_OVER_MAX = 2
+"""A waiting request job runs next once this many newer ones have gone before it."""
+
+
+class RequestQueue(Generic[Job]):
+    """Request jobs waiting for the worker, from every editor session of the server.
+
+    The newest goes first (the key the user typed last wins over a window they left), but no
+    job is passed over more than ``PASSED_OVER_MAX`` times, so an editor that keeps sending
+    cannot starve another. Pushed on the event loop, popped on the worker.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._jobs: list[list] = []
+        """[job, times passed over], oldest first."""
+
+    def push(self, job: Job) -> None:
+        with self._lock:
+            self._jobs.append([job, 0])
+
+    def pop(self) -> Job | None:
+        """The job to run now (None when none waits)."""
+        with self._lock:
+            if not self._jobs:
+                return None
+            index = 0 if self._jobs[0][1] >= PASSED_OVER_MAX else -1
+            job = self._jobs.pop(index)[0]
+            if index == -1:
+                for entry in self._jobs:
+                    entry[1] += 1
+            return job
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._jobs)

@@ -11,6 +11,7 @@ from ..backends.local_prompt import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.llama import build_has_amx, gpu_offload_supported, system_info
+from .doctor_fit import fit_report
 from .progress_bar import load_with_bar
 
 LAYOUT_NAMES = {"psm": "prefix-suffix-middle", "spm": "suffix-prefix-middle"}
@@ -55,6 +56,8 @@ def doctor(config: Config) -> int:
           f" n_gpu_layers = {config.model.n_gpu_layers}")
     if config.model.n_gpu_layers and not gpu:
         print("            n_gpu_layers is set but this build is CPU-only: layers stay on the CPU")
+    for line in fit_report(config.model.n_ctx, config.model.n_gpu_layers, gpu):
+        print(line)
 
     collector = _ComputeBuffers()
     llama_log = logging.getLogger("lsp_coder.engine.llama")

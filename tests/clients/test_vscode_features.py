@@ -32,6 +32,7 @@ from tests.clients.vscode_browser import (
     code_server,
     output_log,
 )
+from tests.robustness.rawclient import RawServer
 
 pytestmark = [pytest.mark.clients, pytest.mark.real_model]
 
@@ -117,8 +118,9 @@ def test_vscode_status_menu_trigger_and_engine_settings(
         server_config=SERVER_CONFIG)
     source = setup.source.parent / SOURCE_NAME
     source.write_text(SOURCE_TEXT, encoding="utf-8")
+    env = setup.env(toolchain, tmp_path)
     with code_server(toolchain, user_data=setup.user_data, extensions=setup.extensions,
-                     workspace=setup.source.parent, env=setup.env(toolchain, tmp_path)
+                     workspace=setup.source.parent, env=env
                      ) as server, vscode_tools.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=vscode_tools.chromium,
                                              headless=True, args=CHROMIUM_ARGS)
@@ -133,6 +135,19 @@ def test_vscode_status_menu_trigger_and_engine_settings(
             s.status_becomes("lsp-coder")
             seen = page.evaluate("window.__lspCoderStatus")
             s.shot("vscode-status-ready.png", page.locator(".part.statusbar"))
+
+            # Another editor with the same model joins VS Code's shared server.
+            other = RawServer(env)
+            try:
+                other.initialize({"model": {"path": str(real_small_model),
+                                            "draft_path": "none"}})
+                shared_tooltip = s.wait(lambda: "shared with 1 other editor" in (
+                    label := s.workbench.status_item().get_attribute("aria-label") or "")
+                    and label, "the tooltip to say the model is shared")
+                other_status = other.call("workspace/executeCommand",
+                                          {"command": "lspCoder.status"})["result"]
+            finally:
+                other.close()
 
             editor = s.workbench.open_file(SOURCE_NAME)
             editor.click()
@@ -208,6 +223,8 @@ def test_vscode_status_menu_trigger_and_engine_settings(
             browser.close()
 
     assert any(re.fullmatch(r"lsp-coder \d+%", text) for text in seen), seen
+    assert "ready (the local model, shared with 1 other editor)" in shared_tooltip
+    assert other_status["editors"] == 2 and other_status["shared"] is True, other_status
     assert [label for label in MENU if not any(label in row for row in labels)] == [], labels
     # Nothing was asked while snoozed until the key; what was asked then skipped the debounce
     # and came with alternatives.

@@ -1,10 +1,12 @@
-"""A real VS Code (code-server, in headless Chromium) shows lsp-coder's ghost text; Tab accepts.
+"""A real VS Code (code-server, in headless Chromium) shows lsp-coder's ghost text, and not the
+same suggestion again in the IntelliSense list; Tab accepts.
 
 The extension is packaged from editors/vscode with vsce and installed with
 `code-server --install-extension`, as a user installs it. Its settings start this checkout's
 server (`python -m lsp_coder`) on the embedded 0.5B model. The test types into a Python file,
 waits for the inline suggestion VS Code draws, saves a screenshot of it to
-$LSP_CODER_ARTIFACTS, presses Tab, and checks the document and the server's statistics.
+$LSP_CODER_ARTIFACTS, opens the IntelliSense list there (Ctrl+Space) and reads its rows, presses
+Tab, and checks the document and the server's statistics.
 """
 
 from __future__ import annotations
@@ -253,6 +255,20 @@ def test_vscode_shows_and_accepts_lsp_coder_ghost_text(
             assert ghost
             assert not workbench.suggest_widget_visible()
 
+            # The IntelliSense list opened where the ghost text shows (its suggestion is in
+            # the server's cache) does not offer the same text a second time.
+            shown_first = ghost
+            page.keyboard.press("Control+Space")
+            listed = wait_for(workbench.suggest_labels, 30, "the completion list", server_log)
+            page.screenshot(path=str(artifacts_dir / "vscode-intellisense.png"))
+            page.keyboard.press("Escape")
+            wait_for(lambda: not workbench.suggest_widget_visible(), 10,
+                     "the completion list to close", server_log)
+            if not workbench.ghost_text():
+                page.keyboard.press("Alt+Backslash")  # lsp-coder: Suggest Here
+            ghost = "".join(wait_for(workbench.ghost_text, GHOST_WAIT_S, "ghost text again",
+                                     server_log)).strip()
+
             page.keyboard.press("Tab")
             wait_for(lambda: not workbench.ghost_text()
                      and ghost in workbench.visible_text(editor),
@@ -271,6 +287,8 @@ def test_vscode_shows_and_accepts_lsp_coder_ghost_text(
         finally:
             browser.close()
 
+    assert listed and not [label for label in listed if shown_first in label], (
+        shown_first, listed)
     typed_prefix = FILE_TEXT + TYPED + "\n" + AUTO_INDENT
     assert saved.startswith(typed_prefix), saved
     suggestion = saved[len(typed_prefix):]

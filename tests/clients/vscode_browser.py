@@ -180,6 +180,11 @@ class Workbench:
         """Whether the completion list is open (Tab would accept from it instead)."""
         return bool(self.page.locator(".suggest-widget.visible").count())
 
+    def suggest_labels(self) -> list[str]:
+        """The labels (accessible names) of the open completion list's rows ([] when none)."""
+        rows = self.page.locator(".suggest-widget.visible .monaco-list-row")
+        return [_plain(row.get_attribute("aria-label") or "") for row in rows.all()]
+
     @staticmethod
     def visible_text(editor: Any) -> str:
         """The text of the editor's rendered lines."""

@@ -83,7 +83,10 @@ async def test_status_goes_from_loading_to_ready_and_the_command_agrees(tiny_qwe
     try:
         await wait_for_state(received, "ready")
         assert received[0]["state"] == "loading", received
-        assert received[-1] == {"state": "ready", "message": "", "backend": "local", "url": ""}
+        last = dict(received[-1])
+        assert isinstance(last.pop("shared"), bool), received[-1]
+        assert last == {"state": "ready", "message": "", "backend": "local", "url": "",
+                        "editors": 1}
         now = await client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="lspCoder.status"))
         assert now["state"] == "ready" and now["backend"] == "local", now

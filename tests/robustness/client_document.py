@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_coder.server.document_store import to_units
+from lsp_coder.server.text_units import to_units
 
 
 class ClientDocument:

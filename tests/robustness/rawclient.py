@@ -29,9 +29,10 @@ class RawServer:
     """The server process, its responses by id and its notifications."""
 
     def __init__(self, env: dict[str, str], args: tuple[str, ...] = (),
-                 command: list[str] | None = None) -> None:
+                 command: list[str] | None = None, cwd: str | None = None) -> None:
         self.proc = subprocess.Popen([*(command or SERVER), *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                     cwd=cwd)
         self.responses: dict[Any, list[dict]] = {}
         self.notifications: list[dict] = []
         self.stderr: list[str] = []

@@ -56,7 +56,9 @@ def library(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("how", ["exit", "sigterm", "sigkill", "pipes"])
 def test_no_process_outlives_a_server_ended_mid_index(library, how):
-    srv = RawServer(server_env())
+    """The server of one editor (``--no-shared``; the shared server's own test is
+    ``tests/shared``)."""
+    srv = RawServer(server_env(), ("--no-shared",))
     started: set[int] = set()
     try:
         answer = srv.call("initialize", {

@@ -75,10 +75,20 @@ export async function deactivate(): Promise<void> {
   await stop();
 }
 
-/** Asks the client's experimental `lspCoderStatus` capability: `lspCoder/status` notifications. */
-const statusCapability: StaticFeature = {
+/**
+ * The experimental client capabilities: `lspCoderStatus` asks for `lspCoder/status`
+ * notifications; `lspCoderGhostText` says VS Code shows the suggestions inline, so the server
+ * leaves them out of the IntelliSense list (the same text twice, and Tab would take the
+ * list's). Without inline suggestions (`editor.inlineSuggest.enabled` off) the list keeps it.
+ */
+const experimentalCapabilities: StaticFeature = {
   fillClientCapabilities(capabilities) {
-    capabilities.experimental = { ...(capabilities.experimental ?? {}), lspCoderStatus: true };
+    const inline = vscode.workspace.getConfiguration('editor').get('inlineSuggest.enabled', true);
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      lspCoderStatus: true,
+      lspCoderGhostText: inline,
+    };
   },
   initialize() {},
   getState: () => ({ kind: 'static' }),
@@ -163,7 +173,7 @@ async function start(): Promise<void> {
   // feature (InlineCompletionItemFeature in ProposedFeatures); without this call VS Code
   // would only get the completion-list items. In 10.x it is a standard feature.
   started.registerProposedFeatures();
-  started.registerFeature(statusCapability);
+  started.registerFeature(experimentalCapabilities);
   started.onNotification(STATUS_NOTIFICATION, (status: ServerStatus) => {
     statusBar?.setServerStatus(status);
   });
@@ -209,6 +219,10 @@ async function suggest(): Promise<void> {
 }
 
 async function onConfigurationChanged(event: vscode.ConfigurationChangeEvent): Promise<void> {
+  if (event.affectsConfiguration('editor.inlineSuggest.enabled')) {
+    await restart(); // the server learns it at initialize (lspCoderGhostText)
+    return;
+  }
   if (!event.affectsConfiguration(SECTION)) {
     return;
   }

@@ -16,6 +16,19 @@ export interface ServerStatus {
   backend: string;
   /** A serving engine's address ('' for the local model). */
   url: string;
+  /** How many editors (this window included) complete with the same model. */
+  editors?: number;
+  /** Whether the server is the user's shared server (one model for every editor). */
+  shared?: boolean;
+}
+
+/** How many editors share the model, for the tooltip ('' when this one is alone). */
+export function sharing(server: ServerStatus): string {
+  const others = (server.editors ?? 1) - 1;
+  if (others <= 0) {
+    return '';
+  }
+  return `, shared with ${others} other editor${others === 1 ? '' : 's'}`;
 }
 
 /** The command the item runs when clicked (the menu). */
@@ -121,6 +134,6 @@ export class StatusBar implements vscode.Disposable {
     }
     const where = server.url ? `${server.backend} at ${server.url}` : 'the local model';
     return { state: 'ready', text: '$(sparkle) lsp-coder', warning: false,
-             tooltip: `lsp-coder: ready (${where})` };
+             tooltip: `lsp-coder: ready (${where}${sharing(server)})` };
   }
 }

@@ -6,7 +6,7 @@
 ;; params.json: {cmd, init_options, file, line, character, load_timeout_s,
 ;;               request_timeout_s, out, user_config, beside, rass, retry_s}
 ;; With `user_config' (a path to editors/emacs/lsp-coder.el) the server entry comes from
-;; that file; otherwise the script puts its own entry in `eglot-server-programs'.  With
+;; that file, set up for the menu (`lsp-coder-ghost-text' nil: no ghost text); otherwise the script puts its own entry in `eglot-server-programs'.  With
 ;; `beside' (a second server's command) and `rass' (rassumfrassum's program) as well, the
 ;; entry is that file's `lsp-coder-eglot-beside': both servers through rass; the script then
 ;; asks until the answer holds items of both servers (alone, until it holds lsp-coder's:
@@ -57,7 +57,9 @@
     (if user-config
         (progn
           (setq lsp-coder-command (lsp-coder-test--param :cmd)
-                lsp-coder-initialization-options (lsp-coder-test--param :init_options))
+                lsp-coder-initialization-options (lsp-coder-test--param :init_options)
+                ;; A menu user: the suggestion comes through completion-at-point.
+                lsp-coder-ghost-text nil)
           (load user-config nil t)
           (when (lsp-coder-test--param :beside)
             (setq lsp-coder-rass-program (lsp-coder-test--param :rass))

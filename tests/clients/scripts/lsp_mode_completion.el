@@ -4,14 +4,16 @@
 ;;   LSP_CODER_TEST_PARAMS=params.json emacs --batch -l lsp_mode_completion.el
 ;;
 ;; params.json: {cmd, init_options, file, line, character, load_timeout_s, out, user_config,
-;;               beside}
+;;               beside, ghost}
 ;; Loads `user_config' (editors/emacs/lsp-coder-lsp-mode.el: lsp-coder as an add-on client),
 ;; registers `beside' (a second server's command) as the buffer's main lsp-mode client, opens
 ;; `file' in python-mode and runs `lsp': lsp-mode starts both servers.  Waits for lsp-coder's
 ;; model, then asks `completion-at-point' (lsp-mode's capf asks every server) until its
 ;; candidates hold items of both servers, and writes {servers, candidates, messages} (or
 ;; {error, messages}) as JSON to `out'; messages are the servers' window/logMessage and
-;; window/showMessage texts.
+;; window/showMessage texts.  With `ghost' true (lsp-coder-ghost-text), it types an edit at
+;; the position instead, waits for the ghost text, presses TAB and writes {ghost_mode, ghost,
+;; before, after, point}.
 
 ;;; Code:
 
@@ -84,7 +86,8 @@ naming the loaded model)."
   "Start both servers, wait for the model, complete; return the result plist."
   (require 'lsp-mode)
   (setq lsp-coder-command (lsp-coder-test--param :cmd)
-        lsp-coder-initialization-options (lsp-coder-test--param :init_options))
+        lsp-coder-initialization-options (lsp-coder-test--param :init_options)
+        lsp-coder-ghost-text (eq (lsp-coder-test--param :ghost) t))
   (load (lsp-coder-test--param :user_config) nil t)
   (lsp-register-client
    (make-lsp-client :new-connection (lsp-stdio-connection (lsp-coder-test--param :beside))
@@ -112,6 +115,31 @@ naming the loaded model)."
                                                                      'initialized))
                                                      (lsp-workspaces)))))
   (lsp-coder-test--wait "lsp-coder's model" #'lsp-coder-test--model-loaded)
+  (if (eq (lsp-coder-test--param :ghost) t)
+      (lsp-coder-test--ghost-text)
+    (lsp-coder-test--menu)))
+
+(defun lsp-coder-test--ghost-text ()
+  "At the test's position, type an edit, wait for the ghost text and accept it with TAB."
+  (goto-char (point-min))
+  (forward-line (lsp-coder-test--param :line))
+  (forward-char (lsp-coder-test--param :character))
+  (execute-kbd-macro (kbd "SPC DEL"))
+  (let* ((before (buffer-string))
+         (at (point))
+         (shown (lambda ()
+                  (when-let ((overlay (seq-find (lambda (o) (overlay-get o 'lsp-coder-ghost))
+                                                (overlays-in (point) (point)))))
+                    (substring-no-properties (overlay-get overlay 'after-string)))))
+         (ghost (progn (lsp-coder-test--wait "the ghost text" shown)
+                       (funcall shown))))
+    (execute-kbd-macro (kbd "TAB"))
+    (prog1 (list :ghost_mode lsp-coder-ghost-mode :ghost ghost :before before
+                 :after (buffer-string) :point (1- at))
+      (ignore-errors (lsp-workspace-shutdown (lsp-coder-test--workspace 'lsp-coder))))))
+
+(defun lsp-coder-test--menu ()
+  "Ask `completion-at-point' until it offers both servers' items; the result plist."
   (let (candidates)
     (lsp-coder-test--wait "candidates of both servers"
                           (lambda () (lsp-coder-test--from-both

@@ -3,10 +3,13 @@
 --     nvim --headless -u NONE -i NONE -n -c "luafile nvim_completion.lua"
 --
 -- params.json: {cmd, init_options, file, filetype, line, character, load_timeout_ms,
---               request_timeout_ms, out, plugin_root}
+--               request_timeout_ms, out, plugin_root, wait_editors}
+-- With `wait_editors` the script waits, once the model is loaded, until that many editors
+-- share it (lspCoder.stats' `editors`) before it asks for a completion.
 -- With `plugin_root` (editors/neovim) the script loads the plugin the way a plugin manager
--- does (its folder on 'runtimepath', then its plugin/ files), calls setup{} and lets it start
--- the server on FileType; otherwise it starts the client itself with vim.lsp.start_client.
+-- does (its folder on 'runtimepath', then its plugin/ files), calls setup{} with the menu
+-- instead of ghost text (ghost_text = false: the omnifunc) and lets it start the server on
+-- FileType; otherwise it starts the client itself with vim.lsp.start_client.
 -- Writes {stats, result, capabilities, messages} (and with the plugin, the output of
 -- :LspCoder status) (or {error, messages}) as JSON to `out`, then quits. Every failure is
 -- reported in `out`; a missing `out` means nvim itself failed.
@@ -54,7 +57,8 @@ local function start_with_plugin()
   vim.cmd("filetype on")
   vim.opt.runtimepath:append(params.plugin_root)
   vim.cmd("runtime! plugin/lsp-coder.lua")
-  require("lsp-coder").setup({ cmd = params.cmd, init_options = params.init_options })
+  require("lsp-coder").setup({ cmd = params.cmd, init_options = params.init_options,
+    ghost_text = false })
   vim.cmd("edit " .. vim.fn.fnameescape(params.file))
   local buf = vim.api.nvim_get_current_buf()
   local client_id
@@ -115,6 +119,17 @@ local function run()
   if gone() or not loaded then
     error("the model did not load: exit " .. vim.inspect(server_exit) .. ", stats "
       .. vim.inspect(stats))
+  end
+  if params.wait_editors then
+    local together = vim.wait(params.load_timeout_ms, function()
+      local response = client.request_sync("workspace/executeCommand",
+        { command = "lspCoder.stats", arguments = {} }, 5000, buf)
+      stats = response and response.result or stats
+      return (stats.totals.editors or 0) >= params.wait_editors
+    end, 100)
+    if not together then
+      error("the other editors never came: " .. vim.inspect(stats.totals.editors))
+    end
   end
 
   local responses, reason = vim.lsp.buf_request_sync(buf, "textDocument/completion", {

@@ -55,6 +55,36 @@ def test_incompatible_draft_vocabularies_are_refused(tiny, tiny_qwen_padded, tin
     assert vocab_mismatch(tiny, same) is None
 
 
+def test_a_draft_without_the_targets_infill_tokens_drafts_for_it(tiny_codellama,
+                                                                 tiny_codellama_draft):
+    # The preset CodeLlama-7B + TinyLlama: the draft has no <PRE>/<SUF>/<MID>, which llama.cpp
+    # refuses as input, yet the prompt is full of them.
+    from tests.fixtures.tiny_gguf import codellama_fim_ids
+
+    target = Model(tiny_codellama, ModelParams())
+    draft_model = Model(tiny_codellama_draft, ModelParams())
+    try:
+        assert draft_model.n_vocab == target.n_vocab - 4
+        assert vocab_mismatch(target, draft_model) is None
+        ids = codellama_fim_ids()
+        prompt = ([target.bos, ids["pre"]] + target.tokenize("def main():\n    x = 1\n")
+                  + [ids["suf"]] + target.tokenize("\n") + [ids["mid"]])
+        draft_cache = cache_for(draft_model)
+        draft = DraftModel(draft_model, draft_cache.ctx, draft_cache, p_min=0.0, max_k=4)
+        cache = cache_for(target)
+        plain = Generator(target, cache_for(target)).generate(
+            GenerateRequest(prompt=prompt, max_tokens=8, speculative=False))
+        result = Generator(target, cache, [draft]).generate(
+            GenerateRequest(prompt=prompt, max_tokens=8))
+        assert result.stats.draft_proposed.get("draft_model", 0) > 0
+        assert result.tokens == plain.tokens
+        assert all(t < draft_model.n_vocab for t in draft_cache.tokens(draft._seq))
+        draft_cache.check()
+    finally:
+        draft_model.close()
+        target.close()
+
+
 def test_rejected_draft_tokens_leave_no_trace(tiny, tiny_qwen_other_seed):
     cache = cache_for(tiny)
     draft_model = Model(tiny_qwen_other_seed, ModelParams())

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from lsp_coder.completion.service import CompletionService
 from lsp_coder.config import Config
+from lsp_coder.server.host import EngineHost
 from lsp_coder.server.scheduler import Scheduler
 from lsp_coder.server.stats import Stats
 
 
 def scheduler(ceiling_ms: float = 150.0) -> Scheduler:
-    return Scheduler(CompletionService(Config()), Stats(), lambda: ceiling_ms)
+    host = EngineHost()
+    return Scheduler(CompletionService(Config()), Stats(), host,
+                     lambda: ceiling_ms)
 
 
 def test_first_request_of_a_document_does_not_wait():

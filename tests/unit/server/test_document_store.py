@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from lsp_coder.completion.context import split_document
-from lsp_coder.server.document_store import Document, from_units, to_units
+from lsp_coder.server.document_store import Document
+from lsp_coder.server.text_units import from_units, to_units
 from tests.robustness.client_document import ClientDocument
 
 

@@ -26,7 +26,7 @@ function M.totals(client)
 end
 
 local MODES = {
-  inline = 'inline ghost text',
+  ghost = 'ghost text',
   menu = 'the completion menu',
   omnifunc = 'omnifunc (<C-x><C-o>)',
 }
@@ -38,7 +38,14 @@ local function model_state(totals)
   if totals.error ~= nil and totals.error ~= vim.NIL then
     return 'no model: ' .. tostring(totals.error)
   end
-  return totals.model_loaded and 'ready' or 'not loaded'
+  if not totals.model_loaded then
+    return 'not loaded'
+  end
+  local editors = tonumber(totals.editors) or 1
+  if editors > 1 then
+    return ('ready, the model shared by %d editors'):format(editors)
+  end
+  return 'ready'
 end
 
 --- Lines that say whether suggestions are on, how they show and each server's state.

@@ -1,5 +1,5 @@
 -- Neovim 0.7-0.10: start (or reuse) the server when a buffer of a listed filetype opens.
--- Completion is the omnifunc, which this sets when the client attaches: <C-x><C-o>.
+-- Without ghost text, completion is the omnifunc, set when the client attaches: <C-x><C-o>.
 local M = {}
 
 local OMNIFUNC = 'v:lua.vim.lsp.omnifunc'
@@ -30,7 +30,7 @@ end
 
 local started = {} -- root directory -> client id (0.7 only)
 
-local function attach(opts, args)
+local function attach(opts, mode, args)
   local root = find_root(vim.api.nvim_buf_get_name(args.buf), opts.root_markers)
     or vim.fn.getcwd()
   local config = {
@@ -38,6 +38,7 @@ local function attach(opts, args)
     cmd = opts.cmd,
     root_dir = root,
     init_options = opts.init_options,
+    capabilities = require('lsp-coder.compat').capabilities(mode == 'ghost'),
   }
   local id
   if vim.lsp.start ~= nil then -- 0.8+: reuses a running client with the same name and root
@@ -52,17 +53,17 @@ local function attach(opts, args)
       vim.lsp.buf_attach_client(args.buf, id)
     end
   end
-  if id ~= nil and require('lsp-coder').enabled then
+  if id ~= nil and mode == 'omnifunc' and require('lsp-coder').enabled then
     vim.bo[args.buf].omnifunc = OMNIFUNC
   end
 end
 
-function M.start(opts)
+function M.start(opts, mode)
   vim.api.nvim_create_autocmd('FileType', {
     group = vim.api.nvim_create_augroup('lsp_coder', { clear = true }),
     pattern = opts.filetypes,
     callback = function(args)
-      attach(opts, args)
+      attach(opts, mode, args)
     end,
   })
 end

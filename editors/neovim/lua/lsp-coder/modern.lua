@@ -1,18 +1,14 @@
--- Neovim 0.11+: vim.lsp.config / vim.lsp.enable; inline suggestions on 0.12, the completion
--- menu on 0.11.
+-- Neovim 0.11+: vim.lsp.config / vim.lsp.enable; without ghost text, the completion menu as
+-- you type (vim.lsp.completion with autotrigger).
 local M = {}
 
 local function state()
   return require('lsp-coder')
 end
 
---- Applies the on/off state to one client: its inline suggestions (0.12) or its completion
---- menu autotrigger in each buffer it is attached to (0.11).
-function M.apply(client, mode, enabled)
-  if mode == 'inline' then
-    vim.lsp.inline_completion.enable(enabled, { client_id = client.id })
-    return
-  end
+--- Applies the on/off state to one client's completion menu autotrigger in each buffer it is
+--- attached to.
+function M.apply(client, enabled)
   for bufnr in pairs(client.attached_buffers) do
     vim.lsp.completion.enable(enabled, client.id, bufnr, { autotrigger = true })
   end
@@ -35,6 +31,7 @@ function M.start(opts, mode)
     filetypes = opts.filetypes,
     root_markers = opts.root_markers,
     init_options = opts.init_options,
+    capabilities = require('lsp-coder.compat').capabilities(mode == 'ghost'),
   })
   vim.lsp.enable(name)
   local group = vim.api.nvim_create_augroup('lsp_coder', { clear = true })
@@ -44,23 +41,16 @@ function M.start(opts, mode)
       callback = send_cursor_hint,
     })
   end
-  vim.api.nvim_create_autocmd('LspAttach', {
-    group = group,
-    callback = function(args)
-      local client = vim.lsp.get_client_by_id(args.data.client_id)
-      if client == nil or client.name ~= name then
-        return
-      end
-      if mode == 'menu' then
-        vim.lsp.completion.enable(state().enabled, client.id, args.buf, { autotrigger = true })
-      elseif not state().enabled then
-        vim.lsp.inline_completion.enable(false, { client_id = client.id })
-      end
-    end,
-  })
-  if mode == 'inline' then
-    vim.lsp.inline_completion.enable()
-    require('lsp-coder.inline').map_keys(opts.keymaps)
+  if mode == 'menu' then
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = group,
+      callback = function(args)
+        local client = vim.lsp.get_client_by_id(args.data.client_id)
+        if client ~= nil and client.name == name then
+          vim.lsp.completion.enable(state().enabled, client.id, args.buf, { autotrigger = true })
+        end
+      end,
+    })
   end
 end
 

@@ -1,0 +1,326 @@
+"""``lsp-coder bench editors``: several editors on one shared server against a model each.
+
+For each number of editors N and each mode (``shared``: every editor's ``lsp-coder`` forwards
+to one shared server; ``own``: ``--no-shared``, a model in each process), N real stdio
+sessions start at once, each opens a different file and all type at the same time, one key
+every ``--key-ms`` (or when the answer comes, if later), asking after every key. Measured:
+
+- the resident memory of every lsp-coder process (forwarders, shared server, or the servers
+  with their own models), sampled while they type: the peak, and the most per editor;
+- time to a suggestion per key while all type (p50, p90), and the share of prompt tokens the
+  KV cache served;
+- the first answer in a second window on a file already open in another (``second``) against
+  the first answer in the first window (``cold``), on the same file and cursor;
+- with ``--kill``, the shared server killed halfway through the typing: every request still
+  answered (a result or an error), and the time until suggestions come back, against a model
+  load.
+
+The shared servers run in a runtime folder of the benchmark's own, never the user's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..client.session import Session, process_rss_bytes
+from ..client.trace import Trace, make_trace
+from .figures import pyplot, quantile, save
+
+MODES = ("shared", "own")
+MEMORY_SHARE = 0.7
+"""An ``own`` run is skipped when N models would take more than this share of free memory."""
+
+
+@dataclass(slots=True)
+class EditorsRun:
+    """One mode with N editors."""
+
+    mode: str
+    """``shared`` or ``own``."""
+    editors: int
+    """How many typed at once."""
+    latencies_ms: list[float] = field(default_factory=list)
+    """Every key's time to its answer, all editors."""
+    rss_peak_bytes: int = 0
+    """The most memory all lsp-coder processes held at once."""
+    prompt_tokens: int = 0
+    """Prompt tokens of every request that reached a model."""
+    reused_tokens: int = 0
+    """Of those, the ones the KV cache held."""
+    load_s: float = 0.0
+    """From starting the editors until every one had its model."""
+    cold_ms: float = float("nan")
+    """The first answer in the first window of a file."""
+    second_ms: float = float("nan")
+    """The first answer in a second window on the same file, the first still open."""
+    second_tokens: tuple[int, int] = (0, 0)
+    """That answer's prompt tokens, and of them those the KV cache held."""
+    answers: list[tuple[float, float, bool]] = field(default_factory=list)
+    """Every answer: when it was asked and answered (perf_counter s), and whether it had a
+    suggestion."""
+    answered: int = 0
+    """Requests answered (a result or an error)."""
+    unanswered: int = 0
+    """Requests that got no answer within 60 s (must be 0)."""
+    kill: dict[str, Any] = field(default_factory=dict)
+    """With ``--kill``: when the shared server was killed, and what followed."""
+    skipped: str = ""
+    """Why the run did not happen (memory)."""
+
+    def summary(self) -> dict[str, Any]:
+        lat = self.latencies_ms
+        return {"mode": self.mode, "editors": self.editors, "skipped": self.skipped,
+                "keys": len(lat), "p50_ms": quantile(lat, 0.5), "p90_ms": quantile(lat, 0.9),
+                "rss_peak_mib": self.rss_peak_bytes / 2**20,
+                "rss_per_editor_mib": self.rss_peak_bytes / 2**20 / max(self.editors, 1),
+                "reuse": self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0,
+                "load_s": self.load_s, "cold_ms": self.cold_ms, "second_ms": self.second_ms,
+                "second_prompt_tokens": self.second_tokens[0],
+                "second_reused_tokens": self.second_tokens[1],
+                "answered": self.answered, "unanswered": self.unanswered, "kill": self.kill}
+
+
+def runtime_pids(runtime: Path) -> list[int]:
+    """The shared servers running in ``runtime`` (from their info files)."""
+    pids = []
+    for info in runtime.glob("server-*.json"):
+        try:
+            pids.append(int(json.loads(info.read_text())["pid"]))
+        except (OSError, ValueError, KeyError):
+            continue
+    return [pid for pid in pids if process_rss_bytes(pid) > 0]
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux)."""
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+class Memory:
+    """Samples the resident memory of a run's lsp-coder processes until stopped."""
+
+    def __init__(self, sessions: list[Session], runtime: Path) -> None:
+        self.sessions, self.runtime = sessions, runtime
+        self.peak = 0
+        self._task: asyncio.Task | None = None
+
+    def now(self) -> int:
+        pids = {s.pid for s in self.sessions if s.pid} | set(runtime_pids(self.runtime))
+        for pid in list(pids):
+            pids |= set(children(pid))  # index workers and the like
+        return sum(process_rss_bytes(pid) for pid in pids)
+
+    async def _run(self) -> None:
+        while True:
+            self.peak = max(self.peak, self.now())
+            await asyncio.sleep(0.25)
+
+    def __enter__(self) -> Memory:
+        self._task = asyncio.ensure_future(self._run())
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        self.peak = max(self.peak, self.now())
+
+
+async def _ask(session: Session, offset: int, run: EditorsRun) -> str:
+    sent = time.perf_counter()
+    try:
+        text = await asyncio.wait_for(session.inline(offset), 600)
+    except TimeoutError:
+        run.unanswered += 1
+        return ""
+    except Exception:  # an error answer (the shared server went away) counts as answered
+        text = ""
+    done = time.perf_counter()
+    run.answered += 1
+    run.latencies_ms.append((done - sent) * 1000)
+    run.answers.append((sent, done, bool(text)))
+    return text
+
+
+async def _type(session: Session, trace: Trace, run: EditorsRun, key_ms: float,
+                halfway: asyncio.Event | None) -> None:
+    session.open(trace.uri, trace.text)
+    offset = trace.offset
+    for n, char in enumerate(trace.typed):
+        if halfway is not None and n == len(trace.typed) // 2:
+            halfway.set()
+        start = time.perf_counter()
+        offset = session.insert(offset, char)
+        await _ask(session, offset, run)
+        await asyncio.sleep(max(0.0, key_ms / 1000 - (time.perf_counter() - start)))
+
+
+async def _kill(runtime: Path, halfway: asyncio.Event, run: EditorsRun) -> float:
+    """Kill the shared server once the typing is halfway; returns when (perf_counter s)."""
+    await halfway.wait()
+    pids = runtime_pids(runtime)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    run.kill = {"killed_pids": pids}
+    return time.perf_counter()
+
+
+def _back_after(run: EditorsRun, killed: float) -> float | None:
+    """Seconds from the kill to the first suggestion asked for after it (None: none came)."""
+    back = [done - killed for sent, done, shown in run.answers if sent >= killed and shown]
+    return min(back) if back else None
+
+
+async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], key_ms: float,
+                      kill: bool, runtime: Path) -> EditorsRun:
+    """N = len(traces) editors typing at once in ``mode``."""
+    run = EditorsRun(mode, len(traces))
+    sessions = [Session(options, shared=mode == "shared") for _ in traces]
+    with Memory(sessions, runtime) as memory:
+        start = time.perf_counter()
+        await asyncio.gather(*(s.start_loaded(f"{mode} editor {i}")
+                               for i, s in enumerate(sessions)))
+        run.load_s = time.perf_counter() - start
+        source = make_trace(traces[0].path, 1, at=0.3)
+        cold = Trace(source.path.with_name(f"second-window-{source.path.name}"), source.text,
+                     source.offset, source.typed)
+        sessions[0].open(cold.uri, cold.text)
+        sent = time.perf_counter()
+        await sessions[0].inline(cold.offset)
+        run.cold_ms = (time.perf_counter() - sent) * 1000
+        halfway = asyncio.Event() if kill and mode == "shared" else None
+        jobs = [_type(s, t, run, key_ms, halfway if i == 0 else None)
+                for i, (s, t) in enumerate(zip(sessions, traces))]
+        if halfway is not None:
+            killed = asyncio.ensure_future(_kill(runtime, halfway, run))
+        await asyncio.gather(*jobs)
+        if halfway is not None:
+            run.kill["suggestions_back_s"] = _back_after(run, await killed)
+        second = Session(options, shared=mode == "shared")
+        sessions.append(second)
+        await second.start_loaded(f"{mode} second window")
+        second.open(cold.uri, cold.text)
+        sent = time.perf_counter()
+        await second.inline(cold.offset)
+        run.second_ms = (time.perf_counter() - sent) * 1000
+        last = (await second.stats())["recent"][-1]
+        run.second_tokens = (last.get("prompt_tokens", 0), last.get("reused_tokens", 0))
+        for session in sessions:
+            totals = (await session.stats())["totals"]
+            run.prompt_tokens += totals.get("prompt_tokens", 0)
+            run.reused_tokens += totals.get("reused_tokens", 0)
+    run.rss_peak_bytes = memory.peak
+    await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+    return run
+
+
+def _free_bytes() -> int:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
+                        options: dict[str, Any], lines: int, key_ms: float, kill: bool,
+                        out: Path) -> list[EditorsRun]:
+    """Every (N, mode) run in one invocation; a JSON and a PNG in ``out``."""
+    runtime = Path(tempfile.mkdtemp(prefix="lsp-coder-bench-"))
+    os.environ["LSP_CODER_RUNTIME_DIR"] = str(runtime)  # the bench's own shared servers
+    os.environ["LSP_CODER_IDLE_EXIT_S"] = "0"
+    runs: list[EditorsRun] = []
+    per_model = 0
+    for n in counts:
+        traces = [make_trace(files[i % len(files)], lines) for i in range(n)]
+        for mode in modes:
+            if mode == "own" and per_model and n * per_model > MEMORY_SHARE * _free_bytes():
+                run = EditorsRun(mode, n, skipped=f"{n} models need about"
+                                 f" {n * per_model / 2**30:.1f} GiB")
+            else:
+                print(f"editors: {n} editor(s), {mode}", flush=True)
+                run = await run_editors(mode, traces, options, key_ms, kill and n > 1, runtime)
+                if mode == "own":
+                    per_model = max(per_model, run.rss_peak_bytes // max(n, 1))
+            runs.append(run)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "editors.json").write_text(json.dumps([r.summary() for r in runs], indent=2))
+    _plot(runs, out / "editors.png")
+    return runs
+
+
+def report_editors(runs: list[EditorsRun]) -> str:
+    """One row per run, then the ratios the targets name."""
+    lines = [f"{'editors':>7} {'mode':<7} {'keys':>5} {'p50 ms':>7} {'p90 ms':>7}"
+             f" {'peak MiB':>9} {'MiB/ed.':>8} {'cache':>6} {'load s':>7} {'cold ms':>8}"
+             f" {'2nd ms':>7} {'unans.':>6}"]
+    for run in runs:
+        s = run.summary()
+        if run.skipped:
+            lines.append(f"{run.editors:>7} {run.mode:<7} skipped: {run.skipped}")
+            continue
+        lines.append(f"{run.editors:>7} {run.mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
+                     f" {s['p90_ms']:>7.0f} {s['rss_peak_mib']:>9.0f}"
+                     f" {s['rss_per_editor_mib']:>8.0f} {s['reuse']:>6.1%} {s['load_s']:>7.1f}"
+                     f" {s['cold_ms']:>8.0f} {s['second_ms']:>7.0f} {s['unanswered']:>6}")
+    by = {(r.mode, r.editors): r for r in runs if not r.skipped}
+    for (mode, n), run in sorted(by.items()):
+        if mode != "shared":
+            continue
+        one = by.get(("shared", 1)) or by.get(("own", 1))
+        if one is not None and n > 1:
+            ratio = run.rss_peak_bytes / one.rss_peak_bytes
+            lines.append(f"shared, {n} editors: memory {ratio:.2f}x one editor's")
+        own = by.get(("own", n))
+        if own is not None and n > 1:
+            lines.append(f"shared, {n} editors: p90 {quantile(run.latencies_ms, 0.9):.0f} ms"
+                         f" against {quantile(own.latencies_ms, 0.9):.0f} ms with a model each")
+        if run.cold_ms == run.cold_ms and run.cold_ms > 0:
+            prompt, reused = run.second_tokens
+            lines.append(f"shared, {n} editors: a second window's first answer"
+                         f" {run.second_ms / run.cold_ms:.2f} of a cold one ({reused} of its"
+                         f" {prompt} prompt tokens from the cache)")
+        if run.kill:
+            back = run.kill.get("suggestions_back_s")
+            lines.append(f"shared, {n} editors: server killed; {run.unanswered} requests"
+                         f" unanswered; suggestions back after "
+                         + (f"{back:.1f} s" if back is not None else "never")
+                         + f" (a load took {run.load_s:.1f} s)")
+    return "\n".join(lines)
+
+
+def _plot(runs: list[EditorsRun], path: Path) -> None:
+    plt = pyplot()
+    done = [r for r in runs if not r.skipped]
+    if plt is None or not done:
+        return
+    fig, (mem, lat) = plt.subplots(1, 2, figsize=(10, 4))
+    for mode, color in zip(MODES, ("tab:blue", "tab:orange")):
+        mine = sorted((r for r in done if r.mode == mode), key=lambda r: r.editors)
+        if not mine:
+            continue
+        xs = [r.editors for r in mine]
+        mem.plot(xs, [r.rss_peak_bytes / 2**30 for r in mine], "o-", color=color, label=mode)
+        lat.plot(xs, [quantile(r.latencies_ms, 0.9) for r in mine], "o-", color=color,
+                 label=f"{mode} p90")
+        lat.plot(xs, [statistics.median(r.latencies_ms) if r.latencies_ms else float("nan")
+                      for r in mine], "o--", color=color, label=f"{mode} p50")
+    mem.set(xlabel="editors typing", ylabel="resident memory, all processes (GiB)")
+    lat.set(xlabel="editors typing", ylabel="time to a suggestion (ms)")
+    mem.legend()
+    lat.legend()
+    save(plt, fig, path)

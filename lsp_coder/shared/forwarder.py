@@ -1,0 +1,364 @@
+"""What the editor starts: a thin forwarder between its stdio and the user's shared server.
+
+It loads no model and imports neither pygls nor llama.cpp. At the editor's first message it
+reaches the user's shared server (``spawn``), starting it if none answers, and relays LSP both
+ways unchanged. Along the way it keeps what a new server would need: the ``initialize``
+request, the settings layers, the open documents (``documents``) and the requests still waiting
+for an answer.
+
+When the server goes away (it crashed, or was stopped), every request still waiting gets an
+answer at once (``null`` where LSP allows it, else an error), a new server is reached or
+started, told ``initialize`` (with the settings as they are now) and ``initialized`` again, and
+every open document is opened in it at the editor's version: the editor goes on without a
+restart. The process ends like the in-process server: on ``exit`` (code 0 after ``shutdown``, 1
+without), when the editor's stream closes, on SIGTERM or SIGINT, or when the editor's process
+is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from typing import Any
+
+from ..config import Config, merge_layers, settings_layer, to_dict
+from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter
+from ..server.framing import Damaged, FrameReader, Message
+from ..server.lifecycle import on_signals, run_loop, watch_parent
+from .documents import Documents
+from .handshake import frame
+from .runtime import Endpoint, build_id, idle_exit_s
+from .spawn import Link, Refused, connect_or_start
+
+log = logging.getLogger(__name__)
+
+PARSE_ERROR = -32700
+REQUEST_FAILED = -32803
+NULL_ANSWERS = frozenset({
+    "textDocument/inlineCompletion", "textDocument/completion",
+    "textDocument/documentHighlight", "shutdown"})
+"""Requests whose answer may be ``null``: a server gone mid-request answers them so."""
+OWN_ID = "lsp-coder-forwarder-initialize-"
+"""Prefix of the ids of the forwarder's own requests (a replayed ``initialize``)."""
+RETRY_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+"""Waits before trying again to reach a server after failing to."""
+DRAIN_S = 1.0
+
+
+class Forwarder:
+    """One editor's stdio, relayed to a shared server."""
+
+    def __init__(self, base: Config, problem: str | None) -> None:
+        self.cwd = os.getcwd()
+        """The folder the editor started us in (relative paths in settings start there)."""
+        self.base = base
+        """The config file's settings (the editor's layers go over them)."""
+        self.problem = problem
+        """What was wrong reading the config file (the server tells the user)."""
+        self.build = build_id()
+        self.documents = Documents()
+        self.initialize: dict | None = None
+        """The editor's ``initialize`` request, once seen."""
+        self.initialized = False
+        """Whether the editor sent ``initialized``."""
+        self.layers: dict[str, Any] = {}
+        """``initializationOptions`` and each ``didChangeConfiguration`` merged, in order."""
+        self.pending: dict[Any, str] = {}
+        """The editor's requests relayed and not yet answered: id -> method."""
+        self.shutdown_id: Any = None
+        self.shut_down = False
+        """Whether ``shutdown`` was answered."""
+        self.asked: set[Any] = set()
+        """Ids of the requests the current server sent the editor (answers to an earlier
+        server's are dropped)."""
+        self.link: Link | None = None
+        """The connection to the shared server (None before the first message, or when it
+        went away)."""
+        self._held: list[dict] | None = None
+        """Messages from the editor held while a server is being reached (None: not)."""
+        self._retry_at = 0.0
+        self._failures = 0
+        self._replays = 0
+        self._out: PipeWriter | None = None
+        self.done: asyncio.Future[int] | None = None
+
+    # -- the editor's side ----------------------------------------------------------------------
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        self.done = loop.create_future()
+        self._out = PipeWriter(1)
+        frames = FrameReader()
+
+        def read_stdin() -> None:
+            while True:
+                try:
+                    data = os.read(0, READ_SIZE)
+                except OSError:
+                    data = b""
+                try:
+                    loop.call_soon_threadsafe(self._from_editor_bytes, frames, data)
+                except RuntimeError:  # the loop is gone
+                    return
+                if not data:
+                    return
+
+        threading.Thread(target=read_stdin, name="lsp-coder-stdin", daemon=True).start()
+        on_signals(lambda: self.finish(None))
+        watch = asyncio.ensure_future(watch_parent(self._editor_pid, lambda: self.finish(None)))
+        try:
+            return await self.done
+        finally:
+            watch.cancel()
+            if self.link is not None:
+                self.link.writer.close()
+            await asyncio.to_thread(self._out.drain, DRAIN_S)
+
+    def _editor_pid(self) -> int | None:
+        params = (self.initialize or {}).get("params")
+        pid = params.get("processId") if isinstance(params, dict) else None
+        return pid if isinstance(pid, int) else None
+
+    def finish(self, code: int | None) -> None:
+        """End; ``None``: 0 if ``shutdown`` was answered, else 1."""
+        if self.done is not None and not self.done.done():
+            self.done.set_result((0 if self.shut_down else 1) if code is None else code)
+
+    def _to_editor(self, value: dict) -> None:
+        assert self._out is not None
+        try:
+            self._out.write(frame(value))
+        except OSError:
+            self.finish(None)
+            return
+        if self._out.unread() > MAX_UNREAD_BYTES:
+            log.warning("the editor has not read %d bytes; stopping", self._out.unread())
+            self.finish(None)
+
+    def _from_editor_bytes(self, frames: FrameReader, data: bytes) -> None:
+        if not data:
+            log.info("the editor closed the stream")
+            self.finish(None)
+            return
+        for item in frames.feed(data):
+            if isinstance(item, Damaged):
+                log.warning("unreadable message from the editor: %s", item.reason)
+                if item.request_id is not None:
+                    self._answer(item.request_id, error=(PARSE_ERROR,
+                                                          f"Parse error: {item.reason}"))
+            elif isinstance(item, Message):
+                value = item.value
+                if not item.utf8 and isinstance(value, dict) and _valid_id(value.get("id")) \
+                        and isinstance(value.get("method"), str):
+                    self._answer(value["id"], error=(
+                        PARSE_ERROR, f"Parse error: {value['method'][:100]}: not UTF-8"))
+                    continue
+                self._from_editor(value)
+
+    def _from_editor(self, message: Any) -> None:
+        """Follow one message (a malformed one is only relayed: the server answers it)."""
+        if not isinstance(message, dict):
+            self._relay(message)
+            return
+        method, rid = message.get("method"), message.get("id")
+        request = "id" in message and _valid_id(rid)
+        if method is None and request:  # the editor's answer to the server's request
+            if rid in self.asked:
+                self.asked.discard(rid)
+                self._relay(message)
+            return
+        if not isinstance(method, str):
+            self._relay(message)
+            return
+        params = message.get("params")
+        if method == "initialize" and request and self.initialize is None:
+            self.initialize = message
+            self.layers = merge_layers({}, settings_layer(_options(params)))
+        elif method == "initialized":
+            self.initialized = True
+        elif method == "workspace/didChangeConfiguration" and isinstance(params, dict):
+            self.layers = merge_layers(self.layers, settings_layer(params.get("settings")))
+        elif method.startswith("textDocument/did") and self.initialize is not None:
+            self.documents.note(method, params)
+        if request:
+            self.pending[rid] = method
+            if method == "shutdown":
+                self.shutdown_id = rid
+        self._relay(message)
+        if method == "exit" and "id" not in message:
+            asyncio.ensure_future(self._exit())
+
+    async def _exit(self) -> None:
+        """The editor said ``exit``: it reaches the server, then this process ends."""
+        if self.link is not None:
+            try:
+                await asyncio.wait_for(self.link.writer.drain(), DRAIN_S)
+            except (OSError, TimeoutError):
+                pass
+        self.finish(None)
+
+    def _answer(self, rid: Any, result: Any = None,
+                error: tuple[int, str] | None = None) -> None:
+        """Answer the editor's request ``rid`` ourselves."""
+        self.pending.pop(rid, None)
+        if error is not None:
+            self._to_editor({"jsonrpc": "2.0", "id": rid,
+                             "error": {"code": error[0], "message": error[1]}})
+        else:
+            self._to_editor({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    # -- the server's side ----------------------------------------------------------------------
+
+    def _relay(self, message: Any) -> None:
+        """Send ``message`` to the shared server, reaching it first if needed; while that is
+        under way messages wait, in order."""
+        if self._held is not None:
+            self._held.append(message)
+        elif self.link is not None:
+            self._send(message)
+        elif asyncio.get_running_loop().time() < self._retry_at:
+            self._unserved(message)
+        else:
+            self._held = [message]
+            asyncio.ensure_future(self._reach())
+
+    def _send(self, message: Any) -> None:
+        assert self.link is not None
+        try:
+            self.link.writer.write(frame(message))
+        except (OSError, RuntimeError):
+            self._drop_link()
+
+    def _unserved(self, message: Any) -> None:
+        """No server can be reached now: a request is answered here (documents are followed
+        all the same, and opened in the next server)."""
+        if isinstance(message, dict) and "id" in message and "method" in message:
+            method = message["method"]
+            if method == "shutdown":
+                self.shut_down = True
+            if method in NULL_ANSWERS:
+                self._answer(message["id"])
+            else:
+                self._answer(message["id"], error=(
+                    REQUEST_FAILED, "lsp-coder: the shared server cannot be reached now"))
+
+    async def _reach(self) -> None:
+        """Reach (or start) the shared server, tell it what a new session needs, then send
+        the held messages."""
+        hello = {"build": self.build, "config": to_dict(self.base), "cwd": self.cwd,
+                 "problem": self.problem}
+        try:
+            link = await connect_or_start(Endpoint.of(self.build), hello,
+                                          idle_exit_s(self.base.server.idle_exit_s))
+        except (OSError, Refused) as exc:
+            self._failed(exc)
+            return
+        self.link, self._failures = link, 0
+        held, self._held = self._held or [], None
+        replaying = self.initialize is not None and not any(
+            isinstance(m, dict) and m is self.initialize for m in held)
+        if replaying:
+            self._replay()
+        asyncio.ensure_future(self._from_server(link))
+        for message in held:
+            self._send(message)
+
+    def _failed(self, exc: Exception) -> None:
+        wait = RETRY_S[min(self._failures, len(RETRY_S) - 1)]
+        self._failures += 1
+        self._retry_at = asyncio.get_running_loop().time() + wait
+        log.error("lsp-coder: cannot reach the shared server: %s; trying again in %g s",
+                  exc, wait)
+        held, self._held = self._held or [], None
+        if self._failures == 1:
+            self._tell(f"lsp-coder: cannot reach the shared server: {exc}", 1)
+        for message in held:
+            self._unserved(message)
+
+    def _replay(self) -> None:
+        """A new server: the session as the editor left it (its ``initialize`` with the
+        settings merged, ``initialized``, the open documents at their versions)."""
+        assert self.initialize is not None
+        self._replays += 1
+        params = dict(self.initialize.get("params") or {})
+        params["initializationOptions"] = self.layers
+        self._send({"jsonrpc": "2.0", "id": f"{OWN_ID}{self._replays}",
+                    "method": "initialize", "params": params})
+        if self.initialized:
+            self._send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        for tracked in self.documents.open.values():
+            self._send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                        "params": tracked.opened()})
+
+    async def _from_server(self, link: Link) -> None:
+        frames = FrameReader()
+        while True:
+            try:
+                data = await link.reader.read(READ_SIZE)
+            except (OSError, ValueError):
+                data = b""
+            if self.link is not link:
+                return  # already dropped
+            if not data:
+                if self.done is not None and not self.done.done():
+                    self._drop_link()
+                return
+            for item in frames.feed(data):
+                if isinstance(item, Message) and isinstance(item.value, dict):
+                    self._from_server_message(item.value)
+
+    def _from_server_message(self, message: dict) -> None:
+        rid = message.get("id")
+        if "method" in message:
+            if "id" in message:
+                self.asked.add(rid)
+            self._to_editor(message)
+            return
+        if isinstance(rid, str) and rid.startswith(OWN_ID):
+            if "error" in message:
+                self._tell(str(message["error"].get("message", "refused")), 1)
+            return
+        method = self.pending.pop(rid, None)
+        if method == "initialize":
+            caps = (message.get("result") or {}).get("capabilities") or {}
+            self.documents.encoding = caps.get("positionEncoding") or "utf-16"
+        if method == "shutdown" or (rid is not None and rid == self.shutdown_id):
+            self.shut_down = True
+        self._to_editor(message)
+
+    def _drop_link(self) -> None:
+        """The server is gone: answer what waits on it, and reach a new one that is told the
+        session as it is (a session that already shut down waits for its ``exit``)."""
+        link, self.link = self.link, None
+        if link is not None:
+            link.writer.close()
+        self.asked.clear()
+        for rid, method in list(self.pending.items()):
+            self._unserved({"jsonrpc": "2.0", "id": rid, "method": method})
+        log.warning("the shared server went away; reaching a new one")
+        self._tell("lsp-coder: the shared server stopped; starting a new one", 3)
+        if self.initialize is not None and not self.shut_down and self._held is None:
+            self._held = []
+            asyncio.ensure_future(self._reach())
+
+    def _tell(self, message: str, kind: int) -> None:
+        """A log message (kind 3, info) or a message shown to the user (kind 1, error)."""
+        method = "window/showMessage" if kind == 1 else "window/logMessage"
+        self._to_editor({"jsonrpc": "2.0", "method": method,
+                         "params": {"type": kind, "message": message}})
+
+
+def _valid_id(rid: Any) -> bool:
+    return isinstance(rid, (int, str)) and not isinstance(rid, bool)
+
+
+def _options(params: Any) -> Any:
+    return params.get("initializationOptions") if isinstance(params, dict) else None
+
+
+def run_forwarder(base: Config, problem: str | None) -> int:
+    """Forward this process's stdio to the shared server; returns the exit code."""
+    forwarder = Forwarder(base, problem)
+    return run_loop(forwarder.run)
