@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
 
 CHARS_PER_TOKEN = 3
@@ -12,6 +14,16 @@ LINE_QUANTUM_CHARS = 1024
 characters."""
 
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
+
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def one_line_end(text: str) -> str:
+    """``text`` with each lone ``\\r`` line end (LSP allows it) made ``\\n``: one character
+    for one, so offsets into ``text`` hold, and the windows, which cut at ``\\n``, fall on the
+    same lines as for ``\\n`` or ``\\r\\n`` line ends (a lone-``\\r`` document was one line:
+    all of it went after the middle token)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 def split_document(text: str, offset: int, *, prefix_tokens: int,

@@ -43,14 +43,17 @@ def daemon_pids(env: dict[str, str]) -> list[int]:
 
 
 def descendants(pid: int) -> list[int]:
-    """The processes ``pid`` started, and theirs (Linux)."""
+    """The processes ``pid`` started, and theirs (Linux). A child is listed under the thread
+    that started it (the workspace index's thread starts its parser), so every thread's
+    list is read."""
     found = []
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return found
-    for child in map(int, children):
-        found += [child, *descendants(child)]
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = listing.read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found += [child, *descendants(child)]
     return found
 
 
