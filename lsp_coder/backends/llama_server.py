@@ -37,7 +37,7 @@ class LlamaServerBackend(RemoteBackend):
         super().__init__(config, notify)
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.parts)
+        return build(self.template, self.prompt_parts(query))
 
     def body(self, query: FimQuery, *, prompt: str | None = None) -> dict:
         body = {
@@ -79,7 +79,7 @@ class LlamaServerBackend(RemoteBackend):
         prompt = None
         if part == "shared":  # up to the suffix marker: what every cursor in the window shares
             markers = self.template.suffix + self.template.middle
-            shared = replace(query.parts, line_prefix="", suffix="", recent="")
+            shared = replace(self.prompt_parts(query), line_prefix="", suffix="", recent="")
             prompt = build(self.template, shared)[: -len(markers)]
         body = self.body(query, prompt=prompt)
         body["n_predict"] = 0

@@ -28,7 +28,7 @@ class OllamaBackend(RemoteBackend):
     def body(self, query: FimQuery) -> dict:
         return {
             "model": self.model,
-            "prompt": build(self.template, query.parts),
+            "prompt": build(self.template, self.prompt_parts(query)),
             "raw": True,
             "stream": True,
             "options": {"num_predict": query.max_tokens, "temperature": query.temperature,

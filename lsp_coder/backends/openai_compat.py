@@ -35,7 +35,7 @@ class OpenAIBackend(RemoteBackend):
         return url[: -len("/v1")] if url.endswith("/v1") else url
 
     def prompt(self, query: FimQuery) -> str:
-        return build(self.template, query.parts)
+        return build(self.template, self.prompt_parts(query))
 
     def body(self, query: FimQuery) -> dict:
         body = {

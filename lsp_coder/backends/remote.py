@@ -21,10 +21,12 @@ from ..shared_types import (
     FimQuery,
     PrefillResult,
     PromptPart,
+    PromptParts,
     RequestStats,
     StopReason,
 )
 from .health import Health, Notify
+from .remote_fit import fit_parts
 from .token_counts import TokenCounter, vocab_counter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
 
@@ -102,10 +104,12 @@ class RemoteBackend:
     def tokenize_count(self, text: str) -> int:
         raise NotImplementedError
 
-    # -- the Backend protocol ---------------------------------------------------------------------
+    def prompt_parts(self, query: FimQuery) -> PromptParts:
+        """The one place the prompt is fitted: the pieces gathered for the settings' budgets
+        (the engine's context is its own business), held to them by this engine's counts."""
+        return fit_parts(query.parts, self.count_tokens, query.budget)
 
-    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
-        return prefix, suffix, extra  # the engine's context is its own business
+    # -- the Backend protocol ---------------------------------------------------------------------
 
     def complete(self, query: FimQuery) -> BackendResult:
         if not self.health.available():
