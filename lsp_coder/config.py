@@ -12,21 +12,22 @@ import hashlib
 import json
 import math
 import os
+import re
 import tomllib
 import urllib.parse
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import cattrs
 
 
 class ConfigError(ValueError):
-    """A config layer has a wrong type, an unknown key or a value out of range; the message
-    names the key.
+    """A config layer has a value of the wrong type or out of range, or an unknown key; the
+    message names each key, its value and what is expected.
 
-    ``usable`` is set when only values were out of range: the layer applied with each of those
-    keys left at its previous value.
+    ``usable``: the layer applied without them (each bad key keeps its previous value, each
+    unknown key is left out); None only for a file that cannot be read at all.
     """
 
     def __init__(self, message: str, usable: Config | None = None) -> None:
@@ -124,6 +125,10 @@ class BackendConfig:
     ca_file: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     token_counts: Literal["auto", "endpoint", "vocab", "estimate"] = "auto"
+    prompt: Literal["auto", "text"] = "auto"
+    """How the prompt goes: "auto", as token ids where the engine takes them (control tokens
+    only where lsp-coder puts them), else as text; "text": always as text (control-token text
+    in user content broken)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -168,6 +173,10 @@ class ContextConfig:
     max_file_bytes: int = _ranged(262_144, 0, 1 << 30)
     """A workspace, defining or nearby file larger than this is not read (nor an open
     document scanned for windows of itself)."""
+    exclude: list[str] = field(default_factory=list)
+    """Files that never reach the model, as gitignore patterns matched against paths relative
+    to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
+    are honored too); an excluded open document gets no completion."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -221,41 +230,154 @@ def _fim_template(value: Any, _type: Any) -> str | FimStrings:
 _converter.register_structure_hook_func(lambda t: t == (str | FimStrings), _fim_template)
 
 
-def _merge(base: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in layer.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+def _strings(value: Any, _type: Any) -> list[str]:
+    """A list of strings, as given (a string is not taken for a list of its characters)."""
+    if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+        raise TypeError(f"expected a list of strings, got {value!r}")
+    return list(value)
+
+
+_converter.register_structure_hook_func(lambda t: t == list[str], _strings)
+
+
+PROBLEMS_SHOWN = 8
+"""One message names at most this many bad keys, and as many unknown ones; the rest are
+counted."""
+
+VALUE_SHOWN_CHARS = 60
+"""A value or key named in a message is cut to this many characters."""
+
+_SECTIONS: dict[str, type] = {f.name: f.default_factory for f in fields(Config)}
+"""The config's sections by name (each a dataclass)."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: its repr, cut short."""
+    return _cut(repr(value))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= VALUE_SHOWN_CHARS else text[: VALUE_SHOWN_CHARS - 3] + "..."
+
+
+def _key(key: Any) -> str:
+    """A key for a message: as written when it is a string, cut short."""
+    return _cut(key) if isinstance(key, str) else _shown(key)
+
+
+def _expected(hint: Any) -> str:
+    """What a value of type ``hint`` must be, in words."""
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(repr(v) for v in get_args(hint))
+    if hint == (str | FimStrings):
+        return ("a family name or a table of prefix, suffix, middle, file_sep and repo_name"
+                " strings")
+    if get_origin(hint) is dict:
+        return "a table of strings"
+    if get_origin(hint) is list:
+        return "a list of strings"
+    return {bool: "true or false", int: "a whole number", float: "a number",
+            str: "a string"}.get(hint, str(hint))
+
+
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP header name (RFC 9110's token)."""
+
+
+def _header_problems(headers: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The headers that can be sent, and what is wrong with the others: a name that is not
+    a token, a value with a line break or another control character (it would end the header
+    and start another: header injection)."""
+    kept: dict[str, str] = {}
+    problems: list[str] = []
+    for name, value in headers.items():
+        if not HEADER_NAME.fullmatch(name):
+            problems.append(f"backend.headers key {_shown(name)}: a header name is letters,"
+                            " digits and !#$%&'*+-.^_`|~ only; header left out")
+        elif any(ord(c) < 32 and c != "\t" or ord(c) == 127 for c in value):
+            problems.append(f"backend.headers.{name} = {_shown(value)}: a header value may not"
+                            " hold a line break or a control character; header left out")
         else:
-            out[key] = value
-    return out
+            kept[name] = value
+    return kept, problems
 
 
-def _describe(exc: Exception) -> str:
-    if isinstance(exc, cattrs.BaseValidationError):
-        lines = cattrs.transform_error(exc, path="config")
-        return "; ".join(lines)
-    return str(exc)
+def _take(merged: dict[str, Any], config: Config, layer: dict[str, Any]
+          ) -> tuple[list[str], list[str]]:
+    """Put the good values of ``layer`` into ``merged`` (``config`` unstructured), key by
+    key; returns the problems (a value of the wrong type, named with what was expected and
+    what is kept) and the unknown keys, which are left out."""
+    problems: list[str] = []
+    unknown: list[str] = []
+    for name, section_layer in layer.items():
+        cls = _SECTIONS.get(name)
+        if cls is None:
+            unknown.append(_key(name))
+            continue
+        if not isinstance(section_layer, dict):
+            problems.append(f"{name} = {_shown(section_layer)}: expected a table of settings")
+            continue
+        hints = get_type_hints(cls)
+        for key, value in section_layer.items():
+            hint = hints.get(key) if isinstance(key, str) else None
+            if hint is None:
+                unknown.append(f"{name}.{_key(key)}")
+                continue
+            before = getattr(getattr(config, name), key)
+            try:
+                _converter.structure(value, hint)
+            except Exception:  # cattrs wraps every failure
+                problems.append(f"{name}.{key} = {_shown(value)}: expected {_expected(hint)};"
+                                f" keeping {_shown(before)}")
+                continue
+            if isinstance(value, dict) and isinstance(merged[name].get(key), dict):
+                value = {**merged[name][key], **value}  # a table merges key by key
+            if (name, key) == ("backend", "headers"):
+                value, bad = _header_problems(value)
+                problems += bad
+            merged[name][key] = value
+    return problems, unknown
+
+
+def _message(source: str, problems: list[str], unknown: list[str]) -> str:
+    """One message for a layer's problems and unknown keys, at most ``PROBLEMS_SHOWN`` of
+    each named."""
+    parts = problems[:PROBLEMS_SHOWN]
+    if len(problems) > PROBLEMS_SHOWN:
+        parts.append(f"and {len(problems) - PROBLEMS_SHOWN} more bad values")
+    if unknown:
+        named = ", ".join(unknown[:PROBLEMS_SHOWN])
+        more = (f" and {len(unknown) - PROBLEMS_SHOWN} more"
+                if len(unknown) > PROBLEMS_SHOWN else "")
+        word = "key" if len(unknown) == 1 else "keys"
+        parts.append(f"unknown {word} {named}{more} ignored")
+    return f"{source}: {'; '.join(parts)}"
 
 
 def apply(config: Config, layer: dict[str, Any] | None, source: str) -> Config:
-    """A new Config with ``layer`` merged over ``config``; raises ConfigError naming the key."""
+    """A new Config with ``layer`` merged over ``config``.
+
+    A bad value costs only its own key: a wrong type, a value out of range or a broken
+    relation keeps that key's value from ``config``; an unknown key is left out; the rest of
+    the layer applies. Then ConfigError is raised naming each (key, value, what is expected),
+    with the config to use as ``usable``.
+    """
     if not layer:
         return config
     if not isinstance(layer, dict):
-        raise ConfigError(f"{source}: expected a table of settings, got {type(layer).__name__}")
-    merged = _merge(_converter.unstructure(config), _renamed(layer))
-    try:
-        new = _converter.structure(merged, Config)
-    except Exception as exc:  # cattrs wraps every failure
-        raise ConfigError(f"{source}: {_describe(exc)}") from exc
-    usable, problems = _check_ranges(new, config)
+        raise ConfigError(f"{source}: expected a table of settings, got {type(layer).__name__}",
+                          usable=config)
+    merged = _converter.unstructure(config)
+    problems, unknown = _take(merged, config, _renamed(layer))
+    new = _converter.structure(merged, Config)
+    usable, more = _check_ranges(new, config)
+    problems += more
     usable, more = _check_relations(usable, config)
     problems += more
     usable, more = _check_url(usable, config)
     problems += more
-    if problems:
-        raise ConfigError(f"{source}: {'; '.join(problems)}", usable=usable)
+    if problems or unknown:
+        raise ConfigError(_message(source, problems, unknown), usable=usable)
     return new
 
 
@@ -411,6 +533,16 @@ def settings_layer(value: Any) -> Any:
     if isinstance(value, dict):
         return value.get("lsp-coder", value.get("lspCoder", value))
     return value
+
+
+def _merge(base: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in layer.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def merge_layers(lower: dict[str, Any] | None, upper: dict[str, Any] | None) -> dict[str, Any]:

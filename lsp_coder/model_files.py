@@ -97,7 +97,9 @@ def _stamp(path: Path) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def _sha256(paths: list[Path], total: int, progress: Progress | None) -> str:
+def sha256_of(paths: list[Path], total: int, progress: Progress | None = None) -> str:
+    """The sha256 of the files ``paths`` read one after the other (``total``: their size, for
+    ``progress``)."""
     digest = hashlib.sha256()
     done = 0
     for path in paths:
@@ -131,7 +133,7 @@ def ensure_embedded(model: EmbeddedModel, progress: Progress | None = None) -> P
     if _verified(target):
         return target
     if target.is_file() and target.stat().st_size == model.size:
-        if _sha256([target], model.size, progress) == model.sha256:
+        if sha256_of([target], model.size, progress) == model.sha256:
             marker.write_text(_stamp(target))
             return target
     parts = model.part_paths()

@@ -14,18 +14,15 @@ mtime of a file whose sha256 matched), as for the embedded model.
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from .model_files import ModelUnavailable, cache_dir
+from .model_files import ModelUnavailable, Progress, cache_dir, sha256_of
 from .model_registry import SHA256, HubFile
 
-Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes total) while a downloaded file's sha256 is computed (the
 download shows huggingface_hub's own bar)."""
 
@@ -121,7 +118,7 @@ def pull(hub_file: HubFile, progress: Progress | None = None) -> Path:
     _check_space(path.parent, (expected_size or 0) - _size(part))
     note.write_text(json.dumps(identity))
     _download(remote.url, part, expected_size, hub_file)
-    digest = _sha256(part, progress)
+    digest = sha256_of([part], _size(part), progress)
     if expected_sha is not None and digest != expected_sha:
         part.unlink()
         note.unlink(missing_ok=True)
@@ -252,13 +249,3 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _sha256(path: Path, progress: Progress | None) -> str:
-    digest = hashlib.sha256()
-    total, done = _size(path), 0
-    with path.open("rb") as f:
-        while chunk := f.read(8 << 20):
-            digest.update(chunk)
-            done += len(chunk)
-            if progress:
-                progress(done, total)
-    return digest.hexdigest()

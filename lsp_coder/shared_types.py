@@ -60,6 +60,9 @@ class StopReason(StrEnum):
     """The budget ran out: the complete lines so far were answered, the rest goes on."""
     ERROR = "error"
     """The work raised; the request was answered empty."""
+    EXCLUDED = "excluded"
+    """The document is excluded from the model (``[context] exclude``, an ignore file, a file
+    that holds secrets): nothing was asked."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,24 +3,23 @@
 Not ``/infill``: that endpoint appends the typed line to the prefix, before the suffix, so every
 keystroke makes the engine evaluate the whole suffix block again (about 140 tokens, 2 s on a
 2-core CPU with a 0.5B model). Our prompt puts the typed line after the middle token
-(``fim_text.build``), so a keystroke only appends to what the slot has cached. The FIM tokens
-come from ``backend.fim_template`` (``auto``: read from ``model.path``, else Qwen's) and the
-server parses them as special tokens. ``cache_prompt`` keeps the slot's KV for the next
-keystroke, ``t_max_predict_ms`` and ``n_indent`` let the engine stop early. The events carry
-``timings.cache_n`` (prompt tokens served from the slot's cache) and ``timings.prompt_n``
-(prompt tokens evaluated).
+(``fim_text.build``), so a keystroke only appends to what the slot has cached. The prompt goes
+as token ids (``prompt_encoding``): the text tokenized by ``/tokenize`` with
+``parse_special: false`` (or by ``model.path``'s vocabulary), the FIM tokens of
+``backend.fim_template`` (``auto``: read from ``model.path``, else Qwen's) by id, so the
+engine never reads a control token the user's text spelled out. ``cache_prompt`` keeps the
+slot's KV for the next keystroke, ``t_max_predict_ms`` and ``n_indent`` let the engine stop
+early. The events carry ``timings.cache_n`` (prompt tokens served from the slot's cache) and
+``timings.prompt_n`` (prompt tokens evaluated).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 
-from ..config import Config
 from ..shared_types import FimQuery, PrefillResult, PromptPart
-from .fim_text import build, resolve
-from .health import Notify
+from .engine_tokens import HttpTokenizer, Tokenizer
 from .remote import Event, RemoteBackend, take_usage
 from .transport import Cancelled, TransportError
 
@@ -31,17 +30,11 @@ class LlamaServerBackend(RemoteBackend):
     stream_path = "/completion"
     probe_path = "/health"
     tokenize_path = "/tokenize"
+    takes_ids = True
 
-    def __init__(self, config: Config, notify: Notify | None = None) -> None:
-        self.template = resolve(config.backend.fim_template, config.model.path)
-        super().__init__(config, notify)
-
-    def prompt(self, query: FimQuery) -> str:
-        return build(self.template, self.prompt_parts(query))
-
-    def body(self, query: FimQuery, *, prompt: str | None = None) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False, shared: bool = False) -> dict:
         body = {
-            "prompt": self.prompt(query) if prompt is None else prompt,
+            "prompt": self.prompt(query, shared=shared, as_text=as_text),
             "n_predict": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,
@@ -62,9 +55,16 @@ class LlamaServerBackend(RemoteBackend):
     def parse(self, line: str) -> Event | None:
         return parse_sse(line)
 
-    def tokenize_count(self, text: str) -> int:
-        answer = self.transport.post_json(self.tokenize_path, {"content": text}, timeout_s=5.0)
-        return len(answer["tokens"])
+    def http_tokenizer(self) -> Tokenizer:
+        """``/tokenize``: ``parse_special: false`` reads text as text, exactly."""
+
+        def post(body: dict) -> object:
+            return self.transport.post_json(self.tokenize_path, body, timeout_s=5.0)
+
+        return HttpTokenizer(
+            post, lambda text, control, begin: {"content": text, "parse_special": control,
+                                                 "add_special": begin},
+            lambda answer: [int(t) for t in answer["tokens"]], parses_control=False)
 
     def prefill(self, query: FimQuery, part: PromptPart = "request",
                 in_view: bool = False) -> PrefillResult | None:
@@ -76,18 +76,14 @@ class LlamaServerBackend(RemoteBackend):
         """
         if not self.health.available():
             return None
-        prompt = None
-        if part == "shared":  # up to the suffix marker: what every cursor in the window shares
-            markers = self.template.suffix + self.template.middle
-            shared = replace(self.prompt_parts(query), line_prefix="", suffix="", recent="")
-            prompt = build(self.template, shared)[: -len(markers)]
-        body = self.body(query, prompt=prompt)
-        body["n_predict"] = 0
-        body.pop("t_max_predict_ms", None)
         start = time.perf_counter()
         final = Event()
         outcome = "done"
         try:
+            # "shared": up to the suffix marker, what every cursor in the window shares
+            body = self.body(query, shared=part == "shared")
+            body["n_predict"] = 0
+            body.pop("t_max_predict_ms", None)
             for event in self.events(body, query.cancelled):
                 take_usage(final, event)
                 if event.done:

@@ -2,17 +2,15 @@
 
 Streams newline-delimited JSON; the last object (``done: true``) has ``prompt_eval_count`` (the
 prompt tokens it evaluated: Ollama does not report what its cache served) and ``eval_count``.
-Ollama has no tokenize endpoint: counts come from a local GGUF or the estimate.
+Ollama has no tokenize endpoint: counts come from a local GGUF or the estimate. Its prompt is a
+string only: control-token text in user content is broken (``prompt_encoding``).
 """
 
 from __future__ import annotations
 
 import json
 
-from ..config import Config
 from ..shared_types import FimQuery
-from .fim_text import build, resolve
-from .health import Notify
 from .remote import Event, RemoteBackend
 
 
@@ -21,14 +19,10 @@ class OllamaBackend(RemoteBackend):
     stream_path = "/api/generate"
     probe_path = "/api/version"
 
-    def __init__(self, config: Config, notify: Notify | None = None) -> None:
-        self.template = resolve(config.backend.fim_template, config.model.path)
-        super().__init__(config, notify)
-
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         return {
             "model": self.model,
-            "prompt": build(self.template, self.prompt_parts(query)),
+            "prompt": self.prompt(query),
             "raw": True,
             "stream": True,
             "options": {"num_predict": query.max_tokens, "temperature": query.temperature,

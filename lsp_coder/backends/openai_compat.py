@@ -1,19 +1,21 @@
 """OpenAI-compatible ``/v1/completions`` (vLLM, SGLang, llama-cpp-python's server).
 
-The prompt carries the model's own FIM tokens as text (``fim_text``): vLLM rejects ``suffix``
-and llama-cpp-python's server has its FIM token ids unset. Streams server-sent events ending in
-``data: [DONE]``; with ``stream_options.include_usage`` the last chunk carries ``usage``, and
-vLLM puts the prompt tokens its prefix cache served in ``prompt_tokens_details.cached_tokens``.
+The prompt carries the model's own FIM tokens (vLLM rejects ``suffix`` and llama-cpp-python's
+server has its FIM token ids unset): as token ids where the engine takes them (vLLM, SGLang:
+``prompt_encoding``, the text tokenized by their ``/tokenize`` cut at each control text, or by
+``model.path``'s vocabulary), else as text with control-token text in user content broken
+(llama-cpp-python's server refuses ids; it is found at the first request). Streams server-sent
+events ending in ``data: [DONE]``; with ``stream_options.include_usage`` the last chunk carries
+``usage``, and vLLM puts the prompt tokens its prefix cache served in
+``prompt_tokens_details.cached_tokens``.
 """
 
 from __future__ import annotations
 
 import json
 
-from ..config import Config
 from ..shared_types import FimQuery
-from .fim_text import build, resolve
-from .health import Notify
+from .engine_tokens import Tokenizer
 from .remote import Event, RemoteBackend
 from .transport import TransportError
 
@@ -23,23 +25,16 @@ class OpenAIBackend(RemoteBackend):
     stream_path = "/v1/completions"
     probe_path = "/v1/models"
     tokenize_path = "/tokenize"
-
-    def __init__(self, config: Config, notify: Notify | None = None) -> None:
-        self.template = resolve(config.backend.fim_template, config.model.path)
-        super().__init__(config, notify)
-        self._tokenize_route: str | None = None
+    takes_ids = True
 
     @staticmethod
     def base_url(url: str) -> str:
         url = url.rstrip("/")
         return url[: -len("/v1")] if url.endswith("/v1") else url
 
-    def prompt(self, query: FimQuery) -> str:
-        return build(self.template, self.prompt_parts(query))
-
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         body = {
-            "prompt": self.prompt(query),
+            "prompt": self.prompt(query, as_text=as_text),
             "max_tokens": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,
@@ -53,33 +48,54 @@ class OpenAIBackend(RemoteBackend):
     def parse(self, line: str) -> Event | None:
         return parse_sse(line)
 
-    def tokenize_count(self, text: str) -> int:
-        """vLLM and SGLang answer ``/tokenize``; llama-cpp-python ``/extras/tokenize/count``."""
-        if self._tokenize_route is None:
-            for route in ("/tokenize", "/extras/tokenize/count"):
+    def http_tokenizer(self) -> Tokenizer:
+        return OpenAITokenizer(self)
+
+
+class OpenAITokenizer:
+    """vLLM's and SGLang's ``/tokenize``, or llama-cpp-python's ``/extras/tokenize`` (found at
+    the first request); both parse control-token text, so text is cut at it first."""
+
+    parses_control = True
+    ROUTES = ("/tokenize", "/extras/tokenize")
+
+    def __init__(self, backend: OpenAIBackend) -> None:
+        self._backend = backend
+        self._route: str | None = None
+
+    def text(self, text: str) -> list[int]:
+        return self._ids(text, begin=False)
+
+    def control(self, text: str) -> list[int]:
+        return self._ids(text, begin=False)
+
+    def begin(self) -> list[int]:
+        return self._ids("", begin=True)
+
+    def _ids(self, text: str, begin: bool) -> list[int]:
+        if self._route is None:
+            for route in self.ROUTES:
                 try:
-                    count = self._count_at(route, text)
+                    ids = self._ask(route, text, begin)
                 except TransportError as exc:
                     if exc.status in (404, 405):
                         continue
                     raise
-                self._tokenize_route = route
-                return count
-            self._tokenize_route = ""
-        if not self._tokenize_route:
-            raise TransportError("protocol", "no tokenize endpoint")
-        return self._count_at(self._tokenize_route, text)
+                self._route = route
+                return ids
+            self._route = ""
+        if not self._route:
+            raise TransportError("protocol", "no tokenize endpoint", 404)
+        return self._ask(self._route, text, begin)
 
-    def _count_at(self, route: str, text: str) -> int:
+    def _ask(self, route: str, text: str, begin: bool) -> list[int]:
+        model = {"model": self._backend.model} if self._backend.model else {}
         if route == "/tokenize":
-            body = {"prompt": text, "add_special_tokens": False}
-            if self.model:
-                body["model"] = self.model
-            return int(self.transport.post_json(route, body, timeout_s=5.0)["count"])
-        body = {"input": text}
-        if self.model:
-            body["model"] = self.model
-        return int(self.transport.post_json(route, body, timeout_s=5.0)["count"])
+            body = {"prompt": text, "add_special_tokens": begin, **model}
+        else:  # llama-cpp-python: its BOS comes with every text (the prompt never goes as ids)
+            body = {"input": text, **model}
+        answer = self._backend.transport.post_json(route, body, timeout_s=5.0)
+        return [int(t) for t in answer["tokens"]]
 
 
 def parse_sse(line: str) -> Event | None:

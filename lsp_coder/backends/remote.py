@@ -1,7 +1,9 @@
-"""What every HTTP backend shares: streaming with stop rules and cancel, health, counts, stats.
+"""What every HTTP backend shares: streaming with stop rules and cancel, health, counts, stats,
+and how the prompt goes (``prompt_encoding``: token ids where the engine takes them).
 
 A wire format (``llama_server``, ``openai_compat``, ``ollama``) says how to build the request
-body, which path to post it to, and how to read one line of the stream into an ``Event``.
+body, which path to post it to, how to read one line of the stream into an ``Event``, and how
+its tokenize route is asked (``http_tokenizer``).
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ from ..shared_types import (
     RequestStats,
     StopReason,
 )
+from .engine_tokens import EngineTokens, Tokenizer, VocabTokenizer
+from .fim_text import FimText, resolve
 from .health import Health, Notify
+from .prompt_encoding import PromptEncoding
 from .remote_fit import fit_parts
-from .token_counts import TokenCounter, vocab_counter
+from .token_counts import TokenCounter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
 
 log = logging.getLogger(__name__)
@@ -64,10 +69,12 @@ class RemoteBackend:
     stream_path = ""
     probe_path = ""
     tokenize_path = ""  # empty: the engine has no tokenize endpoint
+    takes_ids = False  # whether the completion route may take a list of token ids as prompt
 
     def __init__(self, config: Config, notify: Notify | None = None) -> None:
         bc = config.backend
         self.config = config
+        self.template: FimText = resolve(bc.fim_template, config.model.path)
         base = httpx.URL(self.base_url(bc.url))
         self.url = redact_url(str(base))  # what messages, logs and stats show
         login = (base.username, base.password) if base.username or base.password else None
@@ -83,7 +90,16 @@ class RemoteBackend:
             stream_timeout_s=max(bc.stream_timeout_ms, bc.timeout_ms) / 1000,
             verify=bc.tls_verify, ca_file=bc.ca_file, bearer=bearer))
         self.health = Health(self.url, api_key_env, self.probe, notify)
-        self.count_tokens = self._counter(config)
+        controls = self.template.controls()
+        vocab = (EngineTokens(VocabTokenizer(config.model.path), controls)
+                 if config.model.path else None)
+        route = self.http_tokenizer()
+        endpoint = EngineTokens(route, controls) if route is not None else None
+        self.encoding = PromptEncoding(self.template, vocab or endpoint, self.takes_ids,
+                                       bc.prompt)
+        """How prompts go: token ids (from the local GGUF's vocabulary, else the engine's
+        tokenize route) or a string."""
+        self.count_tokens = self._counter(config, vocab, endpoint)
         self._lock = threading.Lock()
         self.totals = {"completions": 0, "stream_requests": 0, "cancelled": 0, "errors": 0,
                        "prompt_tokens": 0, "cached_tokens": 0, "cache_reported": 0,
@@ -95,19 +111,28 @@ class RemoteBackend:
     def base_url(url: str) -> str:
         return url.rstrip("/")
 
-    def body(self, query: FimQuery) -> dict:
+    def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
+        """The request body for ``query`` (``as_text``: the prompt as a string)."""
         raise NotImplementedError
 
     def parse(self, line: str) -> Event | None:
         raise NotImplementedError
 
-    def tokenize_count(self, text: str) -> int:
-        raise NotImplementedError
+    def http_tokenizer(self) -> Tokenizer | None:
+        """The engine's tokenize route as a ``Tokenizer`` (None: it has none)."""
+        return None
 
     def prompt_parts(self, query: FimQuery) -> PromptParts:
         """The one place the prompt is fitted: the pieces gathered for the settings' budgets
         (the engine's context is its own business), held to them by this engine's counts."""
         return fit_parts(query.parts, self.count_tokens, query.budget)
+
+    def prompt(self, query: FimQuery, *, shared: bool = False,
+               as_text: bool = False) -> str | list[int]:
+        """The prompt for ``query`` as this engine takes it: the fitted pieces
+        (``prompt_parts``) as token ids or a string (``PromptEncoding.prompt``, whose
+        ``shared`` and ``as_text`` these are)."""
+        return self.encoding.prompt(self.prompt_parts(query), shared=shared, as_text=as_text)
 
     # -- the Backend protocol ---------------------------------------------------------------------
 
@@ -124,7 +149,7 @@ class RemoteBackend:
             self.totals["completions"] += 1
             self.totals["stream_requests"] += 1
         try:
-            for event in self.events(self.body(query), query.cancelled):
+            for event in self._stream(query):
                 take_usage(final, event)
                 if event.text:
                     if pieces >= query.max_tokens:
@@ -152,6 +177,7 @@ class RemoteBackend:
         except TransportError as exc:
             with self._lock:
                 self.totals["errors"] += 1
+            self.encoding.forget()
             self.health.failed(exc)
             return BackendResult("", StopReason.BACKEND_ERROR)
         self.health.succeeded()
@@ -162,6 +188,30 @@ class RemoteBackend:
     def prefill(self, query: FimQuery, part: PromptPart = "request",
                 in_view: bool = False) -> PrefillResult | None:
         return None  # only llama-server has a prefill-only request
+
+    def _stream(self, query: FimQuery) -> Iterator[Event]:
+        """The events of the completion of ``query``. A prompt of ids refused before the
+        engine ever took one is sent again as a string; if that is taken, prompts go as
+        strings from then on (``PromptEncoding.may_refuse``)."""
+        try:
+            first = True
+            for event in self.events(self.body(query), query.cancelled):
+                first = False
+                yield event
+        except TransportError as exc:
+            if not (first and self.encoding.may_refuse(exc)):
+                raise
+            try:
+                events = self.events(self.body(query, as_text=True), query.cancelled)
+                event = next(events)
+            except (TransportError, StopIteration):
+                raise exc from None
+            self.encoding.use_text(f"the engine refused a prompt of token ids ({exc.detail[:80]})")
+            yield event
+            yield from events
+            return
+        if self.encoding.mode == "tokens":
+            self.encoding.confirmed = True
 
     def events(self, body: dict, cancelled: Callable[[], bool]) -> Iterator[Event]:
         """The parsed events of a streamed request; raises TransportError (an error event
@@ -195,6 +245,7 @@ class RemoteBackend:
         return {
             "kind": self.kind, "url": self.url, "model": self.model or None,
             "health": self.health.snapshot(), "token_counts": self.count_tokens.describe(),
+            "prompt": self.encoding.describe(),
             "http_requests": self.transport.requests,
             "server_cached_fraction": (round(totals["cached_tokens"] / reported, 3)
                                        if reported else None),
@@ -233,17 +284,15 @@ class RemoteBackend:
                             generated_tokens=final.generated_tokens or 0,
                             prefill_ms=prefill_ms, decode_ms=max(0.0, elapsed_ms - prefill_ms))
 
-    def _counter(self, config: Config) -> TokenCounter:
+    def _counter(self, config: Config, vocab: EngineTokens | None,
+                 endpoint: EngineTokens | None) -> TokenCounter:
+        """Token counts by ``backend.token_counts``, sharing the tokens the prompt is built
+        from (a text counted is a text tokenized once)."""
         method = config.backend.token_counts
         if method == "auto":
-            method = "vocab" if config.model.path else (
-                "endpoint" if self.tokenize_path else "estimate")
-        exact: Callable[[str], int] | None = None
-        if method == "vocab" and config.model.path:
-            exact = vocab_counter(config.model.path)
-        elif method == "endpoint" and self.tokenize_path:
-            exact = self.tokenize_count
-        return TokenCounter(method, exact)
+            method = "vocab" if vocab else ("endpoint" if endpoint else "estimate")
+        exact = {"vocab": vocab, "endpoint": endpoint}.get(method)
+        return TokenCounter(method, exact.count if exact is not None else None)
 
 
 def take_usage(final: Event, event: Event) -> None:

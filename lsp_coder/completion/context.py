@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 from ..shared_types import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
 
-__all__ = ["CHARS_PER_TOKEN", "cursor_parts", "split_document", "wants_multiline"]
+__all__ = ["CHARS_PER_TOKEN", "cursor_parts", "one_line_end", "split_document",
+           "wants_multiline"]
 
 LINE_QUANTUM_CHARS = 1024
 """Within a cursor line too long for the budget, the window's edge moves in steps of this many
 characters."""
 
 BLOCK_OPENERS = (":", "{", "(", "[", "=>", "->", " do", " then")
+
+_LONE_CR = re.compile("\r(?!\n)")
+
+
+def one_line_end(text: str) -> str:
+    """``text`` with each lone ``\\r`` line end (LSP allows it) made ``\\n``: one character
+    for one, so offsets into ``text`` hold, and the windows, which cut at ``\\n``, fall on the
+    same lines as for ``\\n`` or ``\\r\\n`` line ends (a lone-``\\r`` document was one line:
+    all of it went after the middle token)."""
+    return _LONE_CR.sub("\n", text) if "\r" in text else text
 
 
 def split_document(text: str, offset: int, *, prefix_tokens: int,

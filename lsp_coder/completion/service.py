@@ -21,7 +21,7 @@ from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, PrefillResult, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
-from .context import cursor_parts, wants_multiline
+from .context import cursor_parts, one_line_end, wants_multiline
 from .filter_window import filter_window, rest_of_line
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
@@ -59,6 +59,9 @@ class CompletionService:
         self._cold: set[str] = set()
         """Documents whose last request was answered from the short prompt for a cold cache
         (idle work then fills their full prompt)."""
+        self._excluded: tuple[str, str] | None = None
+        """(document, why) when the last request was for a document excluded from the model
+        (the status says so until a request for another document)."""
 
     @property
     def backend(self) -> Backend | None:
@@ -149,11 +152,11 @@ class CompletionService:
 
     def document_opened(self, uri: str, text: str) -> None:
         """A document opened: its code may be shown in other documents' prompts."""
-        self.related.opened(uri, text)
+        self.related.opened(uri, one_line_end(text))
 
     def document_saved(self, uri: str, text: str | None) -> None:
         """A document saved (``text``: its content, when known)."""
-        self.related.saved(uri, text)
+        self.related.saved(uri, None if text is None else one_line_end(text))
 
     def files_changed(self, uris: list[str]) -> None:
         """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
@@ -175,7 +178,9 @@ class CompletionService:
 
         ``state``: "ready"; "error" (no model or no backend; ``message`` says why);
         "unreachable" (the serving engine does not answer; ``message`` names its URL and the
-        fix). ``backend``: the backend's kind; ``url``: a serving engine's address.
+        fix); "excluded" (the last request was for a document excluded from the model;
+        ``message`` names it and why). ``backend``: the backend's kind; ``url``: a serving
+        engine's address.
         """
         out = {"state": "ready", "message": self.error or "", "backend": self.config.backend.kind,
                "url": ""}
@@ -183,6 +188,10 @@ class CompletionService:
         if backend is None:
             out.update(state="error", message=self.error or "no model loaded")
             return out
+        excluded = self._excluded
+        if excluded is not None:
+            out.update(state="excluded", message=f"lsp-coder does not complete {excluded[0]}:"
+                       f" {excluded[1]}")
         shown = backend.status()
         out["url"] = shown.get("url") or ""
         health = shown.get("health") or {}
@@ -227,6 +236,8 @@ class CompletionService:
         backend = self.backend
         if backend is None:
             return Suggestion("", stop_reason=StopReason.NO_MODEL)
+        if self._refused(req.uri, record=not idle):
+            return Suggestion("", stop_reason=StopReason.EXCLUDED)
         self.lifecycle.use(self.config)
         cc = self.config.completion
         prefix, suffix = filter_window(req.text, req.offset)
@@ -261,6 +272,16 @@ class CompletionService:
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra=extra, alternatives=alternatives)
+
+    def _refused(self, uri: str, record: bool) -> bool:
+        """Whether the document ``uri`` is excluded from the model (its own text would be the
+        prompt); ``record``: the status tells (a request the user made)."""
+        why = self.related.excluded(uri, self.config)
+        if record:
+            path = uri_to_path(uri)
+            self._excluded = None if why is None else (
+                path.name if path is not None else uri, why)
+        return why is not None
 
     def _alternatives(self, backend: Backend, query: FimQuery, ctx: FilterContext,
                       req: CompletionRequest, start: float, first: str,
@@ -321,7 +342,8 @@ class CompletionService:
 
     def opened(self, uri: str, path: str, text: str) -> NextPrompt:
         """What to prepare for a file just opened (any thread)."""
-        return document_window(uri, path, text, self.config.completion.prefix_tokens)
+        return document_window(uri, path, one_line_end(text),
+                               self.config.completion.prefix_tokens)
 
     def cursor_at(self, uri: str, path: str, text: str, offset: int) -> NextPrompt:
         """What to prepare for a cursor the client reported without asking to complete."""
@@ -346,7 +368,7 @@ class CompletionService:
         no model or the backend cannot prefill.
         """
         backend = self.backend
-        if backend is None:
+        if backend is None or self._refused(nxt.uri, record=False):
             return None
         self.lifecycle.use(self.config)
         text, offset = state

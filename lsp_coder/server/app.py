@@ -205,15 +205,15 @@ class LspCoderServer(LanguageServer):
 
     def apply_settings(self, layer: Any, source: str, over: Config | None = None) -> Config:
         """The settings with a layer merged over ``over`` (default: the session's config); on
-        error the user is told and the keys that cannot be used keep their values."""
+        error the user is told and the keys that cannot be used keep their values (a bad key
+        costs only itself, ``config.apply``)."""
         below = self.config if over is None else over
         try:
             new = apply(below, settings_layer(layer) or None, source)
         except ConfigError as exc:
+            self.tell(f"lsp-coder: {exc}")  # names each bad key and what it keeps
             if exc.usable is None:
-                self.tell(f"lsp-coder: {exc}; keeping the previous settings")
                 return below
-            self.tell(f"lsp-coder: {exc}; keeping the previous value")
             new = exc.usable
         return absolute_paths(new, self.cwd)
 

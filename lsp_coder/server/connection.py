@@ -115,6 +115,27 @@ class _Writer:
         pass
 
 
+def read_in_thread(fd: int, loop: asyncio.AbstractEventLoop,
+                   feed: Callable[[bytes], None]) -> None:
+    """Read ``fd`` (the editor's stdin) in a thread of its own, handing each chunk to ``feed``
+    on ``loop``; an empty chunk says the stream closed."""
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(fd, READ_SIZE)
+            except OSError:
+                data = b""
+            try:
+                loop.call_soon_threadsafe(feed, data)
+            except RuntimeError:  # the loop is gone
+                return
+            if not data:
+                return
+
+    threading.Thread(target=read, name="lsp-coder-stdin", daemon=True).start()
+
+
 class PipeWriter:
     """Writes to a file descriptor from a thread of its own, so a client that stops reading
     blocks that thread, never the event loop."""

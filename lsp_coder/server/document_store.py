@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from lsprotocol import types
 
+from ..completion.context import one_line_end
 from .text_units import from_units, offset_in_line, to_units
 
 INDEX_STEP_UNITS = 1 << 20
@@ -52,8 +53,9 @@ class Document:
 
     @property
     def text(self) -> str:
-        """The document as the completion layer sees it (real characters)."""
-        return from_units(self._units)
+        """The document as the completion layer sees it: real characters, a lone ``\\r``
+        line end as ``\\n`` (``one_line_end``: offsets hold)."""
+        return one_line_end(from_units(self._units))
 
     @property
     def units(self) -> str:

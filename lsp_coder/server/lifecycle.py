@@ -62,8 +62,12 @@ def exit_now(code: int) -> None:
 
     The engine worker may be inside a llama.cpp call and the stdin reader blocked in a read;
     waiting for either (or running llama.cpp's destructors at interpreter exit) could take
-    seconds or crash, and the editor expects the process gone. Output is flushed first.
+    seconds or crash, and the editor expects the process gone. Output is flushed first, and
+    the processes this one started (the workspace index's parser) are ended and reaped.
     """
+    from ..completion.related.parse_worker import reap_all
+
+    reap_all()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

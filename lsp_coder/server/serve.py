@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
-import threading
 from typing import Any, Callable
 
-from .connection import READ_SIZE, Connection, PipeWriter
+from .connection import READ_SIZE, Connection, PipeWriter, read_in_thread
 from .host import EngineHost
 from .lifecycle import on_signals, run_loop, watch_parent
 
@@ -36,22 +34,7 @@ def serve_stdio(host: EngineHost, new_session: Callable[[], Any]) -> int:
         connection = Connection(session)
         out = PipeWriter(sys.stdout.buffer.fileno())
         connection.attach(out.write, out.unread)
-        fd = sys.stdin.buffer.fileno()
-
-        def read_stdin() -> None:
-            while True:
-                try:
-                    data = os.read(fd, READ_SIZE)
-                except OSError:
-                    data = b""
-                try:
-                    loop.call_soon_threadsafe(connection.feed, data)
-                except RuntimeError:  # the loop is gone
-                    return
-                if not data:
-                    return
-
-        threading.Thread(target=read_stdin, name="lsp-coder-stdin", daemon=True).start()
+        read_in_thread(sys.stdin.buffer.fileno(), loop, connection.feed)
         on_signals(lambda: connection.finish(None))
         watch = asyncio.ensure_future(watch_parent(
             lambda: getattr(session, "process_id", None), lambda: connection.finish(None)))

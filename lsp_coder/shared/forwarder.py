@@ -18,13 +18,13 @@ is gone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-import threading
-from typing import Any
+from typing import Any, Iterator
 
 from ..config import Config, merge_layers, settings_layer, to_dict
-from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter
+from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter, read_in_thread
 from ..server.framing import Damaged, FrameReader, Message
 from ..server.lifecycle import on_signals, run_loop, watch_parent
 from .documents import Documents
@@ -78,6 +78,8 @@ class Forwarder:
         went away)."""
         self._held: list[dict] | None = None
         """Messages from the editor held while a server is being reached (None: not)."""
+        self._batch: list[bytes] | None = None
+        """Frames for the server gathered to go in one write (None: each goes at once)."""
         self._retry_at = 0.0
         self._failures = 0
         self._replays = 0
@@ -91,21 +93,7 @@ class Forwarder:
         self.done = loop.create_future()
         self._out = PipeWriter(1)
         frames = FrameReader()
-
-        def read_stdin() -> None:
-            while True:
-                try:
-                    data = os.read(0, READ_SIZE)
-                except OSError:
-                    data = b""
-                try:
-                    loop.call_soon_threadsafe(self._from_editor_bytes, frames, data)
-                except RuntimeError:  # the loop is gone
-                    return
-                if not data:
-                    return
-
-        threading.Thread(target=read_stdin, name="lsp-coder-stdin", daemon=True).start()
+        read_in_thread(0, loop, lambda data: self._from_editor_bytes(frames, data))
         on_signals(lambda: self.finish(None))
         watch = asyncio.ensure_future(watch_parent(self._editor_pid, lambda: self.finish(None)))
         try:
@@ -142,7 +130,11 @@ class Forwarder:
             log.info("the editor closed the stream")
             self.finish(None)
             return
-        for item in frames.feed(data):
+        with self._one_write():
+            self._from_editor_frames(frames.feed(data))
+
+    def _from_editor_frames(self, items: list) -> None:
+        for item in items:
             if isinstance(item, Damaged):
                 log.warning("unreadable message from the editor: %s", item.reason)
                 if item.request_id is not None:
@@ -225,11 +217,29 @@ class Forwarder:
             asyncio.ensure_future(self._reach())
 
     def _send(self, message: Any) -> None:
+        if self._batch is not None:
+            self._batch.append(frame(message))
+        else:
+            self._write(frame(message))
+
+    def _write(self, data: bytes) -> None:
         assert self.link is not None
         try:
-            self.link.writer.write(frame(message))
+            self.link.writer.write(data)
         except (OSError, RuntimeError):
             self._drop_link()
+
+    @contextlib.contextmanager
+    def _one_write(self) -> Iterator[None]:
+        """Messages sent to the server inside go in one write: what the editor sent together
+        (a request and its ``$/cancelRequest``) reaches the server together."""
+        self._batch = []
+        try:
+            yield
+        finally:
+            batch, self._batch = self._batch, None
+            if batch and self.link is not None:
+                self._write(b"".join(batch))
 
     def _unserved(self, message: Any) -> None:
         """No server can be reached now: a request is answered here (documents are followed
@@ -259,11 +269,12 @@ class Forwarder:
         held, self._held = self._held or [], None
         replaying = self.initialize is not None and not any(
             isinstance(m, dict) and m is self.initialize for m in held)
-        if replaying:
-            self._replay()
         asyncio.ensure_future(self._from_server(link))
-        for message in held:
-            self._send(message)
+        with self._one_write():
+            if replaying:
+                self._replay()
+            for message in held:
+                self._send(message)
 
     def _failed(self, exc: Exception) -> None:
         wait = RETRY_S[min(self._failures, len(RETRY_S) - 1)]

@@ -75,32 +75,29 @@ async def connect_or_start(endpoint: Endpoint, hello: dict[str, Any],
                            idle_exit_s: float) -> Link:
     """A welcomed connection to ``endpoint``'s server, started if it does not answer (raises
     ConnectionError when it cannot be started or reached within ``START_TIMEOUT_S``)."""
+    if (link := await _answering(endpoint, hello)) is not None:
+        return link
+    async with _locked(endpoint):
+        if (link := await _answering(endpoint, hello)) is not None:
+            return link  # another forwarder started it meanwhile
+        await start(endpoint, idle_exit_s)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + START_TIMEOUT_S
+        while (link := await _answering(endpoint, hello)) is None:
+            if loop.time() > deadline:
+                raise ConnectionError(f"the shared server did not start (see {endpoint.log})")
+            await asyncio.sleep(POLL_S)
+        return link
+
+
+async def _answering(endpoint: Endpoint, hello: dict[str, Any]) -> Link | None:
+    """A connection if the server answers; None if none listens (Refused goes up)."""
     try:
         return await connect(endpoint, hello)
     except Refused:
         raise
     except OSError:
-        pass
-    async with _locked(endpoint):
-        try:
-            return await connect(endpoint, hello)
-        except Refused:
-            raise
-        except OSError:
-            pass
-        await start(endpoint, idle_exit_s)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + START_TIMEOUT_S
-        while True:
-            try:
-                return await connect(endpoint, hello)
-            except Refused:
-                raise
-            except OSError as exc:
-                if loop.time() > deadline:
-                    raise ConnectionError(f"the shared server did not start (see {endpoint.log})"
-                                          ) from exc
-            await asyncio.sleep(POLL_S)
+        return None
 
 
 async def start(endpoint: Endpoint, idle_exit_s: float) -> None:

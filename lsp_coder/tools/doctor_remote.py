@@ -28,12 +28,8 @@ def doctor_remote(config: Config) -> int:
         print(f"config      {exc}")
         return 1
     try:
-        template = getattr(backend, "template", None)
-        if template is not None:
-            print(f"FIM         {template.prefix} … {template.suffix} … {template.middle}"
-                  " (sent as text in the prompt)")
-        else:
-            print("FIM         the engine applies its model's template")
+        template = backend.template
+        print(f"FIM         {template.prefix} … {template.suffix} … {template.middle}")
         try:
             t0 = time.perf_counter()
             backend.probe()
@@ -66,6 +62,10 @@ def doctor_remote(config: Config) -> int:
                            f"{cached}/{stats.prompt_tokens if stats else '?'} prompt tokens cached")
             print(f"completion  {attempt}: {ms:.0f} ms, {len(result.text)} chars,"
                   f" {cached_text}")
+        how = backend.encoding.describe()
+        print("prompt      " + ("token ids (text read as text, control tokens by id)"
+                                if how["as"] == "tokens" else
+                                f"text, control-token text in it broken ({how['why_text']})"))
         print("status      ok: the engine answers completions")
         return 0
     finally:

@@ -120,3 +120,11 @@ def llama_cpp_server_engine(model: Path, log: Path, n_ctx: int,
     if alias:
         argv += ["--model_alias", alias]
     return Engine(argv, port, "/v1/models", log)
+
+
+@pytest.fixture
+def httpserver(httpserver):
+    """pytest-httpserver answering a route a test did not set up with 404, as an engine or
+    a gateway without it does (a prompt then goes as text where ``/tokenize`` is missing)."""
+    httpserver.no_handler_status_code = 404
+    yield httpserver

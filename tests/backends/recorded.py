@@ -38,11 +38,6 @@ VLLM_SUFFIX_ERROR = {"object": "error", "message": "suffix is not currently supp
                      "type": "BadRequestError", "param": None, "code": 400}
 
 
-def vllm_tokenize(count: int, max_model_len: int = 32768) -> dict:
-    return {"count": count, "max_model_len": max_model_len, "tokens": list(range(count)),
-            "token_strs": None}
-
-
 def ollama_stream(model: str, pieces: list[str], *, prompt_eval_count: int) -> str:
     lines = [{"model": model, "created_at": "2026-11-30T00:10:00.000000Z", "response": p,
               "done": False} for p in pieces]

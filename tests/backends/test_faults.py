@@ -115,6 +115,7 @@ def tls_httpserver(tls_ca):
     ssl_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     tls_ca.issue_cert("localhost", "127.0.0.1").configure_cert(ssl_context)
     server = HTTPServer(ssl_context=ssl_context)
+    server.no_handler_status_code = 404  # no /tokenize: the prompt goes as text
     server.start()
     yield server
     server.clear()

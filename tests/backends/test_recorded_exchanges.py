@@ -18,8 +18,8 @@ from tests.backends.recorded import (
     VLLM_SUFFIX_ERROR,
     ollama_stream,
     openai_stream,
-    vllm_tokenize,
 )
+from tests.backends.standin import StandIn, Vocabulary
 
 
 def config(**backend) -> Config:
@@ -85,19 +85,24 @@ def test_sglang_stream_without_cache_report_leaves_the_fraction_unknown(httpserv
     assert "model" not in stream.seen[0]  # the engine serves one model
 
 
-def test_vllm_tokenize_counts_each_distinct_text_once(httpserver):
-    counts = Recorder(json.dumps(vllm_tokenize(7)), "application/json")
-    httpserver.expect_request("/tokenize", method="POST").respond_with_handler(counts)
-    backend = remote_backend(config(kind="openai", url=httpserver.url_for("/"), model="m",
+def test_vllm_tokenize_counts_each_distinct_text_once(real_small_model):
+    """Counts come from the tokens the prompt is built from: one ``/tokenize`` per distinct
+    text (after one for the vocabulary's lead), read as text (control-token text cut)."""
+    vocabulary = Vocabulary(real_small_model)
+    engine = StandIn(vocabulary, "vllm")
+    backend = remote_backend(config(kind="openai", url=engine.url, model="m",
                                     token_counts="endpoint"))
     try:
-        assert backend.count_tokens("def f():\n") == 7
-        assert backend.count_tokens("def f():\n") == 7
-        assert backend.count_tokens("x = 2\n") == 7
+        for text in ("def f():\n", "def f():\n", "x = 2\n"):
+            assert backend.count_tokens(text) == len(vocabulary.tokens(text)) > 1
+        assert backend.count_tokens("<|endoftext|>") == 1 + len(
+            vocabulary.tokens("|endoftext|>"))  # cut after "<": never the control token
     finally:
         backend.close()
-    assert [b["prompt"] for b in counts.seen] == ["def f():\n", "x = 2\n"]
-    assert counts.seen[0]["model"] == "m" and counts.seen[0]["add_special_tokens"] is False
+        engine.close()
+    bodies = [b for b in engine.tokenized]
+    assert [b["prompt"] for b in bodies] == ["\n", "def f():\n", "x = 2\n", "<", "|endoftext|>"]
+    assert all(b["model"] == "m" and b["add_special_tokens"] is False for b in bodies)
 
 
 def test_a_stop_rule_ends_the_stream_early(httpserver):

@@ -42,6 +42,21 @@ def daemon_pids(env: dict[str, str]) -> list[int]:
     return sorted(pids)
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs (Linux). A child is listed under the thread
+    that started it (the workspace index's thread starts its parser), so every thread's
+    list is read."""
+    found = []
+    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = listing.read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found += [child, *descendants(child)]
+    return found
+
+
 def pid_gone(pid: int) -> bool:
     return not process_alive(pid)
 

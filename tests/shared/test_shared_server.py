@@ -25,6 +25,7 @@ from tests.shared.helpers import (
     complete,
     daemon_pids,
     daemon_status,
+    descendants,
     editors_env,
     open_doc,
     pid_gone,
@@ -321,3 +322,37 @@ def test_editors_choosing_another_model_get_it_beside_the_first(editors, tiny_qw
              {"settings": {"model": {"path": str(tiny_qwen)}}})
     assert wait_until(lambda: len(daemon_status(editors.env)[0]["models"]) == 1)
     assert daemon_status(editors.env)[0]["models"][0]["editors"] == 2
+
+
+@pytest.mark.parametrize("how", ["exit", "sigterm", "sigkill", "pipes"])
+def test_no_process_is_left_however_the_editor_ends(editors, tiny_qwen, tmp_path, how):
+    workspace = tmp_path / "project"  # a folder to index: the server starts parse workers
+    workspace.mkdir()
+    for n in range(400):
+        (workspace / f"m{n}.py").write_text("".join(
+            f"def f{n}_{k}(x):\n    return x + {k}\n\n" for k in range(200)))
+    a = editors()
+    answer = a.call("initialize", {"processId": None, "rootUri": workspace.as_uri(),
+                                   "capabilities": {},
+                                   "initializationOptions": tiny_options(tiny_qwen)})
+    assert "result" in answer
+    a.notify("initialized", {})
+    assert wait_until(lambda: daemon_pids(editors.env), 30)
+    (server,) = daemon_pids(editors.env)
+    # Ended while its index is being built: the build starts at initialize and its parser
+    # leaves when it ends (waiting for the model first let a quick build end before).
+    assert wait_until(lambda: descendants(server), 30)
+    family = {server, *descendants(server)}
+    if how == "exit":
+        a.call("shutdown")
+        a.notify("exit")
+    elif how == "sigterm":
+        a.signal(signal.SIGTERM)
+    elif how == "sigkill":
+        a.signal(signal.SIGKILL)
+    else:
+        a.proc.stdin.close()
+    a.proc.wait(10)
+    family |= set(descendants(server))
+    assert wait_until(lambda: all(pid_gone(pid) for pid in family), 60), [
+        pid for pid in family if not pid_gone(pid)]

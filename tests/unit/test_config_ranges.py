@@ -63,10 +63,12 @@ def test_edges_pass_and_one_step_past_is_refused(section, key, low, high):
         assert getattr(getattr(usable, other[0]), other[1]) == other_value  # the rest applies
 
 
-def test_a_wrong_type_is_still_refused_as_a_whole():
+def test_a_wrong_type_costs_only_its_key():
     with pytest.raises(ConfigError) as info:
-        apply(Config(), {"model": {"n_ctx": "big"}}, "t")
-    assert info.value.usable is None
+        apply(Config(), {"model": {"n_ctx": "big", "n_threads": 2}}, "t")
+    assert "model.n_ctx = 'big'" in str(info.value)
+    usable = info.value.usable
+    assert (usable.model.n_ctx, usable.model.n_threads) == (Config().model.n_ctx, 2)
 
 
 def test_n_batch_below_n_seq_max_is_refused_and_both_kept():

@@ -8,7 +8,8 @@ import { Gate } from './gate';
 
 /** The server's `lspCoder/status` notification (and `lspCoder.status` command result). */
 export interface ServerStatus {
-  /** "loading", "ready", "error" or "unreachable". */
+  /** "loading", "ready", "error", "unreachable" or "excluded" (the last file asked for is
+   * kept from the model: `[context] exclude`, an ignore file, or a file holding secrets). */
   state: string;
   /** Why, for "error" and "unreachable" (names the model or the engine's URL and the fix). */
   message: string;
@@ -117,6 +118,10 @@ export class StatusBar implements vscode.Disposable {
     if (server.state === 'error') {
       return { state: 'error', text: '$(error) lsp-coder', warning: true,
                tooltip: `lsp-coder: ${server.message.replace(/^lsp-coder: /, '')}` };
+    }
+    if (server.state === 'excluded') {
+      return { state: 'excluded', text: '$(lock) lsp-coder', warning: false,
+               tooltip: server.message || 'lsp-coder: this file is excluded from the model' };
     }
     if (server.state === 'unreachable') {
       return { state: 'unreachable', text: '$(warning) lsp-coder unreachable', warning: true,

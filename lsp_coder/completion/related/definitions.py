@@ -8,6 +8,7 @@ several files define a name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from cachetools import LRUCache
@@ -22,7 +23,7 @@ from .python_defs import (
     used_names,
     without_imports,
 )
-from .text import display_path
+from .text import display_path, read_regular
 from .workspace import WorkspaceIndex
 
 DEFINITIONS_MAX = 8
@@ -33,9 +34,14 @@ LOOKUPS_KEPT = 64
 
 
 class DefinitionFinder:
-    """Finds the definitions a request's names use (worker thread)."""
+    """Finds the definitions a request's names use (worker thread).
 
-    def __init__(self) -> None:
+    Args:
+        allows: whether a file may be read (``exclusion``).
+    """
+
+    def __init__(self, allows: Callable[[Path], bool] = lambda _path: True) -> None:
+        self._allows = allows
         self._python: PythonDefinitions | None = None
         self._scripts: js_imports.ImportedDefinitions | None = None
         self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
@@ -75,7 +81,7 @@ class DefinitionFinder:
         out: list[Item] = []
         if language == "python":
             if self._python is None or self._python.max_file_bytes != max_bytes:
-                self._python = PythonDefinitions(max_bytes)
+                self._python = PythonDefinitions(max_bytes, self._allows)
             for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
                 out.append(Item(("def", found.path, found.name),
                                 display_path(found.path, roots), found.text, 0))
@@ -83,7 +89,7 @@ class DefinitionFinder:
             names = [n for n in imported if n in plain]
         elif imported and path is not None:
             if self._scripts is None or self._scripts.max_file_bytes != max_bytes:
-                self._scripts = js_imports.ImportedDefinitions(max_bytes)
+                self._scripts = js_imports.ImportedDefinitions(max_bytes, self._allows)
             found_here = self._scripts.find(imported, used, path, DEFINITIONS_MAX)
             out += [Item(("def", f.file, f.name), display_path(f.file, roots), f.text, 0)
                     for f in found_here]
@@ -101,7 +107,7 @@ class DefinitionFinder:
                 break
             if name in have:
                 continue
-            found = _indexed(index, name, path, language, roots)
+            found = _indexed(index, name, path, language, roots, self._allows)
             if found is not None:
                 have.add(name)
                 out.append(found)
@@ -116,14 +122,15 @@ def _exported(binding: js_imports.Binding | None, used: str) -> str:
 
 
 def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,
-             roots: tuple[Path, ...]) -> Item | None:
+             roots: tuple[Path, ...], allows: Callable[[Path], bool]) -> Item | None:
     """The definition of ``name`` in another workspace file of the same language family,
     the one nearest ``path`` when several files define it."""
     family = tags.FAMILY.get(language, language)
     candidates = []
     for file, tag, file_tags in index.lookup(name):
         other = tags.language_of(file.suffix)
-        if file == path or other is None or tags.FAMILY.get(other, other) != family:
+        if (file == path or other is None or tags.FAMILY.get(other, other) != family
+                or not allows(file)):
             continue
         shared = len(_common_parts(file, path)) if path is not None else 0
         candidates.append((-shared, len(file.parts), str(file), tag.start_line, file, tag,
@@ -131,12 +138,10 @@ def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,
     if not candidates:
         return None
     *_, file, tag, file_tags = min(candidates, key=lambda c: c[:4])
-    try:
-        if file.stat().st_size > index.max_file_bytes:
-            return None
-        lines = file.read_text("utf-8", "replace").splitlines(keepends=True)
-    except OSError:
+    data = read_regular(file, index.max_file_bytes)
+    if data is None:
         return None
+    lines = data.decode("utf-8", "replace").splitlines(keepends=True)
     if tag.start_line >= len(lines):
         return None
     rendered = tags.render(tag, lines, file_tags)

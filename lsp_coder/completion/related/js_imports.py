@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -219,11 +220,13 @@ class ImportedDefinitions:
 
     Args:
         max_file_bytes: a larger file is not read.
+        allows: whether a file may be read (``exclusion``).
     """
 
-    def __init__(self, max_file_bytes: int) -> None:
+    def __init__(self, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_file_bytes = max_file_bytes
-        self._files = FileReads(max_file_bytes, _lines_and_tags, FILES_CACHED)
+        self._files = FileReads(max_file_bytes, _lines_and_tags, FILES_CACHED, allows)
 
     def find(self, bindings: dict[str, Binding], names: list[str], document: Path,
              limit: int) -> list[Found]:

@@ -10,8 +10,10 @@ read again only when a file's size or time changes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
+from ..context import one_line_end
 from . import tags
 from .python_defs import IMPORT_START, find_module, imports, search_roots
 from .text import FileReads
@@ -31,12 +33,15 @@ class NeighbourFiles:
 
     Args:
         max_file_bytes: a larger file is not read.
+        allows: whether a file may be read (``exclusion``).
     """
 
-    def __init__(self, max_file_bytes: int) -> None:
+    def __init__(self, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_file_bytes = max_file_bytes
-        self._texts = FileReads(max_file_bytes, lambda _file, data: data.decode("utf-8", "replace"),
-                                TEXTS_KEPT)
+        self._texts = FileReads(
+            max_file_bytes, lambda _file, data: one_line_end(data.decode("utf-8", "replace")),
+            TEXTS_KEPT, allows)
 
     def near(self, path: Path, head: str, roots: tuple[Path, ...],
              skip: set[Path]) -> list[tuple[Path, str]]:
@@ -65,7 +70,8 @@ class NeighbourFiles:
         return out
 
     def read(self, file: Path) -> str | None:
-        """The file's text, or None when it cannot be read, is too large or is binary."""
+        """The file's text, or None when it cannot be read, is too large, binary, not a
+        regular file or excluded."""
         return self._texts.get(file)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -128,12 +129,14 @@ class PythonDefinitions:
 
     Args:
         max_file_bytes: a module larger than this is not read.
+        allows: whether a file may be read (``exclusion``).
     """
 
-    def __init__(self, max_file_bytes: int) -> None:
+    def __init__(self, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_file_bytes = max_file_bytes
         self._modules = FileReads(max_file_bytes, lambda _file, data: parse_module(data),
-                                  MODULES_CACHED)
+                                  MODULES_CACHED, allows)
 
     def find(self, imported: dict[str, Imported], used: list[str], path: Path | None,
              roots: tuple[Path, ...], limit: int = 8) -> list[Definition]:

@@ -6,7 +6,8 @@ workspace index), then the windows most similar to the lines at the cursor, of o
 of recently closed ones (as saved on disk), of the open one beyond its prompt's window and of
 files near it (``neighbours``). The section sits first in the prompt, so a change re-reads the
 whole prompt: it is recomputed only when what the cursor needs changes and otherwise kept as
-it was (see ``RelatedContext.section``).
+it was (see ``RelatedContext.section``). No source reads a file the user excludes or one that
+holds secrets (``exclusion``), and no excluded document's text is shown.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from cachetools import LRUCache
 from ...config import Config
 from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
+from .bounded import BoundedCalls
 from .cursor_lines import lines_above, lines_between, lines_by_distance
 from .definitions import DefinitionFinder
-from .items import Item
+from .exclusion import Exclusion
+from .items import Item, fit_items
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
 from .similar import CHUNK_LINES, SimilarChunks
-from .text import display_path, trim_lines, uri_to_path
+from .text import display_path, one_line, uri_to_path
 from .workspace import WorkspaceIndex
 
 CHUNKS_MAX = 3
@@ -42,8 +45,12 @@ CLOSED_KEPT = 8
 SECTIONS_KEPT = 64
 """Documents whose last section is remembered (to keep it while it still serves)."""
 
-MIN_TRIMMED_CHARS = 80
-"""A trimmed item shorter than this is left out (a signature cut to nothing says little)."""
+FILES_LIMIT_S = 5.0
+"""The worker waits at most this long for the section, or to know whether a document is
+excluded (``bounded``: a file on a hung network mount)."""
+
+NOT_ANSWERING = "its folder does not answer (a hung network mount?)"
+"""Why a document is refused when whether it is excluded cannot be known in time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +69,8 @@ class RelatedContext:
     """Tracks open documents and the workspace, and builds each request's section.
 
     ``opened``, ``saved``, ``closed``, ``files_changed`` and ``set_roots`` come from the event
-    loop and only record; ``section`` runs on the worker.
+    loop and only record; ``section`` and ``excluded`` run on the worker, each waiting at most
+    ``FILES_LIMIT_S`` for the files it reads (``bounded``).
     """
 
     def __init__(self) -> None:
@@ -71,12 +79,16 @@ class RelatedContext:
         self._closed: OrderedDict[Path, None] = OrderedDict()
         """Files of recently closed documents, the most recent last."""
         self._roots: tuple[Path, ...] = ()
+        self.exclusion = Exclusion()
+        """What never reaches the model (configured from the folders and the settings)."""
         self._index: WorkspaceIndex | None = None
-        self._definitions = DefinitionFinder()
+        self._definitions = DefinitionFinder(self.exclusion.allows)
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
         self._sections: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
         self._chunks: LRUCache[tuple, list[Item]] = LRUCache(SECTIONS_KEPT)
+        self._bounded_section = BoundedCalls(FILES_LIMIT_S, "reading other files for context")
+        self._bounded_exclusion = BoundedCalls(FILES_LIMIT_S, "reading ignore files")
         self._generation = 0
         self._files_generation = 0
         """Grows when files change on disk (their definitions are read again)."""
@@ -93,11 +105,41 @@ class RelatedContext:
         with self._lock:
             self._roots = tuple(dict.fromkeys(roots))
             self._generation += 1
+        self._exclude(config)
         cc = config.context
         if cc.workspace and self._roots and cc.max_files > 0:
             if self._index is None:
-                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes)
+                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes,
+                                             self.exclusion.allows)
             self._index.set_roots(self._roots)
+
+    def _exclude(self, config: Config) -> None:
+        """Take the folders and ``[context] exclude``; when what is excluded changed, what
+        was found before is forgotten and the index built again."""
+        with self._lock:
+            roots = self._roots
+        if not self.exclusion.configure(roots, config.context.exclude):
+            return
+        with self._lock:
+            self._generation += 1
+            self._files_generation += 1
+            self._sections.clear()
+            self._chunks.clear()
+        if self._index is not None:
+            self._index.rebuild()
+
+    def excluded(self, uri: str, config: Config) -> str | None:
+        """Why the document ``uri`` must never reach the model (None when it may; refused
+        when its ignore files do not answer in time)."""
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+
+        def reason() -> str | None:
+            self._exclude(config)
+            return self.exclusion.reason(path)
+
+        return self._bounded_exclusion.run(reason, NOT_ANSWERING)
 
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
@@ -166,6 +208,14 @@ class RelatedContext:
 
     def section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
                 record: bool = True, window_lines: tuple[int, int] = (0, 0)) -> Section:
+        """The other files' section for a request at ``offset`` of ``text`` (document ``uri``);
+        empty when reading the files takes over ``FILES_LIMIT_S`` (see ``_section``)."""
+        return self._bounded_section.run(
+            lambda: self._section(uri, text, offset, budget_tokens, config, record,
+                                  window_lines), Section())
+
+    def _section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
+                 record: bool, window_lines: tuple[int, int]) -> Section:
         """The other files' section for a request at ``offset`` of ``text`` (document ``uri``).
 
         Stability: when everything the cursor needs now is already in the document's last
@@ -179,6 +229,7 @@ class RelatedContext:
         budget = budget_tokens * CHARS_PER_TOKEN
         if budget <= 0 or not (cc.definitions or cc.open_files):
             return Section()
+        self._exclude(config)
         with self._lock:
             roots, generation = self._roots, self._generation
             others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
@@ -187,8 +238,10 @@ class RelatedContext:
                 self._documents[uri] = text
                 while len(self._documents) > OPEN_DOCUMENTS_MAX:
                     self._documents.popitem(last=False)
+        others = [(u, t) for u, t in others if self.exclusion.allows_uri(u)]
         path = uri_to_path(uri)
-        shown = display_path(path, roots) if path is not None else uri.rsplit("/", 1)[-1]
+        shown = (display_path(path, roots) if path is not None
+                 else one_line(uri.rsplit("/", 1)[-1]))
         line = text.count("\n", 0, offset)
         items: list[Item] = []
         outlines: list[Item] = []
@@ -207,7 +260,7 @@ class RelatedContext:
         # A module's outline is a guess at what comes after its dot; a window of code that
         # shares the cursor's names was measured to be worth more, so outlines get what is left.
         items += outlines
-        wanted = _fit(items, budget)
+        wanted = fit_items(items, budget)
         with self._lock:
             previous = self._sections.get(uri)
         chosen = wanted
@@ -219,6 +272,8 @@ class RelatedContext:
                 now = {(i.key, i.text) for i in wanted}
                 kept = [i for i in previous if (i.key, i.text) in now]
                 chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
+        # An ignore file may have changed since an item was found: none that is excluded now.
+        chosen = [i for i in chosen if self.exclusion.allows_uri(i.key[1])]
         if record:
             with self._lock:
                 self._sections[uri] = chosen
@@ -227,7 +282,8 @@ class RelatedContext:
         entries: OrderedDict[str, list[str]] = OrderedDict()
         for item in chosen:
             entries.setdefault(item.path, []).append(item.text)
-        repo = next((r.name for r in roots if path is not None and path.is_relative_to(r)), "")
+        repo = next((one_line(r.name) for r in roots
+                     if path is not None and path.is_relative_to(r)), "")
         return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
                        shown)
 
@@ -253,7 +309,7 @@ class RelatedContext:
         documents = list(others)
         if max_bytes > 0:
             if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
-                self._neighbours = NeighbourFiles(max_bytes)
+                self._neighbours = NeighbourFiles(max_bytes, self.exclusion.allows)
             skip = {uri_to_path(u) for u, _ in others} | {path}
             for file in closed:
                 body = None if file in skip else self._neighbours.read(file)
@@ -269,29 +325,9 @@ class RelatedContext:
         items = []
         for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
             other = uri_to_path(chunk.uri)
-            shown = display_path(other, roots) if other else chunk.uri.rsplit("/", 1)[-1]
+            shown = (display_path(other, roots) if other
+                     else one_line(chunk.uri.rsplit("/", 1)[-1]))
             items.append(Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
                               CHUNK_LINES // 2))
         self._chunks[key] = items
         return items
-
-
-def _fit(items: list[Item], budget: int) -> list[Item]:
-    """``items`` in order within ``budget`` characters; one that does not fit whole is trimmed
-    to whole lines (nearest its focus first) into what is left, never dropped whole while a
-    useful part fits."""
-    out: list[Item] = []
-    used = 0
-    headers: set[str] = set()
-    for item in items:
-        header = 0 if item.path in headers else len(item.path) + 2
-        left = budget - used - header
-        if left <= 0:
-            break
-        text = item.text if len(item.text) <= left else trim_lines(item.text, left, item.focus)
-        if len(text) < min(len(item.text), MIN_TRIMMED_CHARS):
-            continue
-        headers.add(item.path)
-        used += header + len(text) + 1
-        out.append(Item(item.key, item.path, text, item.focus))
-    return out

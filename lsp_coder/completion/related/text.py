@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Callable, Generic, TypeVar
 from urllib.parse import unquote, urlparse
@@ -54,44 +56,83 @@ BINARY_PROBE_BYTES = 8192
 
 
 def file_stamp(file: Path) -> tuple[int, int] | None:
-    """(size, mtime_ns) of ``file``, to tell whether it changed; None when it is gone."""
+    """(size, mtime_ns) of ``file``, to tell whether it changed; None when it is gone or not
+    a regular file (a FIFO, a device, a socket, a folder)."""
     try:
         st = file.stat()
-    except OSError:
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
         return None
     return st.st_size, st.st_mtime_ns
 
 
-def source_bytes(file: Path, size: int, max_bytes: int) -> bytes | None:
-    """The bytes of ``file`` (of ``size`` bytes), or None when it is larger than
-    ``max_bytes``, cannot be read or is binary."""
-    if size > max_bytes:
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+def read_regular(file: Path, max_bytes: int) -> bytes | None:
+    """The bytes of ``file`` when it is a regular file of at most ``max_bytes`` and not
+    binary; None otherwise (gone, unreadable, too large, binary, or not a regular file).
+
+    Never waits on the file: only a regular file is opened (``stat`` first), opened without
+    blocking and checked again once open (``fstat``: it may have been replaced by a FIFO in
+    between), so a FIFO, a device or a socket is never read (a FIFO's read waited for a
+    writer). A file on a hung network mount can still hang in ``stat``: the other files'
+    section is built under a deadline for that (``section.BoundedSection``).
+    """
+    try:
+        if not stat.S_ISREG(file.stat().st_mode):
+            return None
+        fd = os.open(file, _OPEN_FLAGS)
+    except (OSError, ValueError):
         return None
     try:
-        data = file.read_bytes()
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > max_bytes:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
     except OSError:
         return None
-    return None if b"\0" in data[:BINARY_PROBE_BYTES] else data
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > max_bytes or b"\0" in data[:BINARY_PROBE_BYTES]:
+        return None
+    return data
 
 
 class FileReads(Generic[T]):
     """What ``derive`` makes of each file's bytes, made again only when the file's size or
     modification time changes; None for a file that is gone, larger than ``max_bytes``,
-    unreadable or binary. The ``maxsize`` files used last are kept. Not thread-safe."""
+    unreadable, binary or not a regular file (``read_regular``), and for one ``allows``
+    refuses (``exclusion``: never read). The ``maxsize`` files used last are kept. Not
+    thread-safe."""
 
-    def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int) -> None:
+    def __init__(self, max_bytes: int, derive: Callable[[Path, bytes], T], maxsize: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self._max_bytes = max_bytes
         self._derive = derive
+        self._allows = allows
         self._kept: LRUCache[Path, tuple[tuple[int, int], T | None]] = LRUCache(maxsize)
 
     def get(self, file: Path) -> T | None:
+        if not self._allows(file):
+            return None
         stamp = file_stamp(file)
         if stamp is None:
             return None
         kept = self._kept.get(file)
         if kept is not None and kept[0] == stamp:
             return kept[1]
-        data = source_bytes(file, stamp[0], self._max_bytes)
+        data = read_regular(file, self._max_bytes)
         value = None if data is None else self._derive(file, data)
         self._kept[file] = (stamp, value)
         return value
@@ -105,11 +146,22 @@ def uri_to_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path))
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(name: str) -> str:
+    """``name`` with each control character (a line break above all) written as ``%XX``: a
+    path or a folder name in the prompt stays on its own line (a file named ``a\\nimport os``
+    would otherwise put a line of code in the repository format)."""
+    return _UNPRINTABLE.sub(lambda m: f"%{ord(m.group()):02X}", name)
+
+
 def display_path(path: Path, roots: tuple[Path, ...]) -> str:
-    """``path`` relative to the first workspace folder that holds it, else its name."""
+    """``path`` relative to the first workspace folder that holds it, else its name, on one
+    line (``one_line``)."""
     for root in roots:
         try:
-            return path.relative_to(root).as_posix()
+            return one_line(path.relative_to(root).as_posix())
         except ValueError:
             continue
-    return path.name
+    return one_line(path.name)

@@ -2,27 +2,28 @@
 
 A thread walks the folders (source files only; ``.gitignore``'d, hidden and vendored folders
 left out; symbolic links to folders not followed, so a link loop is never entered) and a
-subprocess parses the files with tree-sitter, so a parse never holds this process's GIL (the
-event loop and the inference worker keep running). At most ``max_files`` files of at most
-``max_file_bytes`` are read, and the walk stops after ``WALK_ENTRIES_PER_FILE`` directory
-entries per allowed file, so a folder of 100,000 files costs a bounded walk. Unreadable,
-binary, vanished or oversized files are left out silently. The index keeps names and line
+subprocess parses the files with tree-sitter (``parse_worker``), so a parse never holds this
+process's GIL (the event loop and the inference worker keep running). New folders stop the
+build of the old ones within a batch, and closing the index ends the subprocess. At most
+``max_files`` files of at most ``max_file_bytes`` are read, and the walk stops after
+``WALK_ENTRIES_PER_FILE`` directory entries per allowed file, so a folder of 100,000 files
+costs a bounded walk. Unreadable, binary, vanished, oversized or irregular files (a FIFO, a
+device) are left out silently. The index keeps names and line
 numbers only, never file text.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
-import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import tags
-from .text import BINARY_PROBE_BYTES
+from .parse_worker import ParseWorker, WorkerGone, parse_files
 
 log = logging.getLogger(__name__)
 
@@ -52,36 +53,8 @@ class IndexStats:
     """Wall time of the last full build (0 before one finished)."""
     ready: bool
     """Whether a full build has finished since the folders were last set."""
-
-
-def parse_files(paths: list[str], max_bytes: int) -> list[tuple[str, list[tags.Tag]]]:
-    """Read and parse ``paths`` (in the subprocess, or in the index thread for a few files);
-    files that cannot be read, are binary or too large are left out."""
-    out: list[tuple[str, list[tags.Tag]]] = []
-    for name in paths:
-        language = tags.language_of(os.path.splitext(name)[1])
-        if language is None:
-            continue
-        try:
-            with open(name, "rb") as f:
-                source = f.read(max_bytes + 1)
-        except OSError:
-            continue
-        if len(source) > max_bytes or b"\0" in source[:BINARY_PROBE_BYTES]:
-            continue
-        try:
-            out.append((name, tags.definitions(language, source)))
-        except (ValueError, RecursionError, MemoryError):
-            continue
-    return out
-
-
-def _lower_priority() -> None:
-    """The parsing subprocess yields the CPU to the model."""
-    try:
-        os.nice(10)
-    except OSError:
-        pass
+    parsed: int = 0
+    """Files parsed so far, by every build and refresh (finished or stopped)."""
 
 
 class WorkspaceIndex:
@@ -90,11 +63,14 @@ class WorkspaceIndex:
     Args:
         max_files: most files indexed.
         max_file_bytes: larger files are not read.
+        allows: whether a file may be read (``exclusion``).
     """
 
-    def __init__(self, max_files: int, max_file_bytes: int) -> None:
+    def __init__(self, max_files: int, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_files = max_files
         self.max_file_bytes = max_file_bytes
+        self._allows = allows
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._roots: tuple[Path, ...] = ()
@@ -106,6 +82,8 @@ class WorkspaceIndex:
         self._ready = False
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._worker = ParseWorker()
+        self._parsed = 0
         self.generation = 0
         """Grows whenever what the index holds changes (a build or a refresh finished)."""
 
@@ -120,6 +98,13 @@ class WorkspaceIndex:
             self._wake.notify()
         self._start()
 
+    def rebuild(self) -> None:
+        """Index the same folders again from scratch (what may be read changed)."""
+        with self._wake:
+            self._rescan, self._ready = True, False
+            self._wake.notify()
+        self._start()
+
     def refresh(self, paths: list[Path]) -> None:
         """These files changed, appeared or vanished: index them again in the background."""
         with self._wake:
@@ -128,9 +113,11 @@ class WorkspaceIndex:
         self._start()
 
     def close(self) -> None:
+        """Stop: the build in progress ends, and the parsing process with it."""
         with self._wake:
             self._closed = True
             self._wake.notify()
+        self._worker.close()
 
     # -- reading (any thread) -------------------------------------------------------------------
 
@@ -144,6 +131,11 @@ class WorkspaceIndex:
             out += [(path, t, file_tags) for t in file_tags if t.name == name]
         return out
 
+    @property
+    def parser_pid(self) -> int | None:
+        """The parsing process's id while one runs (during a build), else None."""
+        return self._worker.pid
+
     def holds(self, name: str) -> bool:
         """Whether some indexed file defines ``name`` (a dict lookup: cheap per keystroke)."""
         return name in self._names
@@ -151,7 +143,7 @@ class WorkspaceIndex:
     def stats(self) -> IndexStats:
         with self._lock:
             return IndexStats(len(self._files), sum(len(t) for t in self._files.values()),
-                              self._build_ms, self._ready)
+                              self._build_ms, self._ready, self._parsed)
 
     def wait_ready(self, timeout_s: float) -> bool:
         """Block until a full build finished (for tests and the bench)."""
@@ -198,7 +190,7 @@ class WorkspaceIndex:
         start = time.perf_counter()
         files: dict[Path, list[tags.Tag]] = {}
         try:
-            files = self._parse(self._walk(roots))
+            files = self._parse(self._walk(roots), roots)
         finally:  # even a failed build ends (with what it has), so nobody waits for it
             self._publish(roots, files, start)
 
@@ -218,7 +210,7 @@ class WorkspaceIndex:
             self._wake.notify_all()
 
     def _update(self, paths: list[Path]) -> None:
-        parsed = self._parse([p for p in paths if p.is_file()])
+        parsed = self._parse([p for p in paths if p.is_file() and self._allows(p)])
         with self._lock:
             for path in paths:
                 for name in {t.name for t in self._files.pop(path, [])}:
@@ -231,37 +223,48 @@ class WorkspaceIndex:
                         self._names.setdefault(name, []).append(path)
             self.generation += 1
 
-    def _parse(self, paths: list[Path]) -> dict[Path, list[tags.Tag]]:
+    def _parse(self, paths: list[Path], roots: tuple[Path, ...] | None = None
+               ) -> dict[Path, list[tags.Tag]]:
+        """Tags of ``paths``; a build for ``roots`` stops once those are no longer the
+        folders (``_stale``), with what it has."""
         names = [str(p) for p in paths]
         if len(names) <= IN_THREAD_FILES:
-            return self._parse_here(names)
+            return self._parse_here(names, roots)
         out: dict[Path, list[tags.Tag]] = {}
         batches = [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
         try:
-            context = multiprocessing.get_context("spawn")
-            with concurrent.futures.ProcessPoolExecutor(
-                    max_workers=1, mp_context=context, initializer=_lower_priority) as pool:
-                while batches and not self._closed:
-                    for name, file_tags in pool.submit(parse_files, batches[0],
-                                                       self.max_file_bytes).result():
-                        out[Path(name)] = file_tags
-                    batches.pop(0)
-        except (OSError, RuntimeError, concurrent.futures.process.BrokenProcessPool) as exc:
-            log.info("workspace index: parsing here (%s)", type(exc).__name__)
+            while batches and not self._stale(roots):
+                for name, file_tags in self._worker.parse(batches[0], self.max_file_bytes):
+                    out[Path(name)] = file_tags
+                    self._parsed += 1
+                batches.pop(0)
+        except WorkerGone as exc:
+            if self._closed:
+                return out
+            log.info("workspace index: parsing here (%s)", exc)
             for batch in batches:
-                if self._closed:
-                    break
-                out.update(self._parse_here(batch))
+                out.update(self._parse_here(batch, roots))
+        finally:
+            self._worker.close()  # its memory goes back until the next build
         return out
 
-    def _parse_here(self, names: list[str]) -> dict[Path, list[tags.Tag]]:
+    def _parse_here(self, names: list[str], roots: tuple[Path, ...] | None = None
+                    ) -> dict[Path, list[tags.Tag]]:
         """Parse in this thread, one file at a time, letting other threads run in between
         (a parse holds the GIL for up to some tens of milliseconds)."""
         out: dict[Path, list[tags.Tag]] = {}
         for name in names:
+            if self._stale(roots):
+                break
             out.update((Path(n), t) for n, t in parse_files([name], self.max_file_bytes))
+            self._parsed += 1
             time.sleep(0)
         return out
+
+    def _stale(self, roots: tuple[Path, ...] | None) -> bool:
+        """Whether work for ``roots`` (None: a refresh) is no longer wanted: the index closed,
+        or other folders were set since it began."""
+        return self._closed or (roots is not None and roots != self._roots)
 
     def _walk(self, roots: tuple[Path, ...]) -> list[Path]:
         """Source files under ``roots``, breadth first, within the bounds."""
@@ -270,7 +273,7 @@ class WorkspaceIndex:
         found: list[Path] = []
         budget = WALK_ENTRIES_PER_FILE * max(1, self.max_files)
         queue: list[tuple[Path, list[tuple[Path, GitIgnoreSpec]]]] = [(r, []) for r in roots]
-        while queue and len(found) < self.max_files and budget > 0 and not self._closed:
+        while queue and len(found) < self.max_files and budget > 0 and not self._stale(roots):
             folder, ignores = queue.pop(0)
             try:
                 ignore_file = folder / ".gitignore"
@@ -296,7 +299,7 @@ class WorkspaceIndex:
                     continue
                 if not (is_dir or (is_file and tags.language_of(path.suffix))):
                     continue
-                if _ignored(path, is_dir, ignores):
+                if _ignored(path, is_dir, ignores) or (not is_dir and not self._allows(path)):
                     continue
                 if is_dir:
                     queue.append((path, ignores))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from lsp_coder.completion.context import split_document
 from lsp_coder.server.document_store import Document
 from lsp_coder.server.text_units import from_units, to_units
 from tests.robustness.client_document import ClientDocument
@@ -96,3 +98,21 @@ def test_an_index_built_in_steps_finds_every_line_start(text, step):
     expected = [i + 1 for i, unit in enumerate(units)
                 if unit == "\n" or (unit == "\r" and units[i + 1 : i + 2] != "\n")]
     assert [int(s) for s in doc._starts] == expected
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_every_line_ending_lsp_allows_gives_the_same_prompt_layout(ending):
+    """The completion layer gets a lone ``\\r`` as ``\\n`` (one character for one, so offsets
+    hold): the windows fall on the same lines as with ``\\n``; before, a lone-``\\r`` document
+    was one line and all of it went after the middle token."""
+    lines = [f"def f{i}(x):" if i % 3 == 0 else f"    y{i} = x + {i}" for i in range(90)]
+    doc = Document("file:///a.py", ending.join(lines) + ending, 1, "python")
+    offset = doc.text_offset(types.Position(line=61, character=8))
+    parts = split_document(doc.text, offset, prefix_tokens=300, suffix_tokens=200)
+    plain = "\n".join(lines) + "\n"
+    expected = split_document(plain, sum(len(line) + 1 for line in lines[:61]) + 8,
+                              prefix_tokens=300, suffix_tokens=200)
+    assert parts.line_prefix == expected.line_prefix == "    y61 "
+    for got, want in ((parts.above, expected.above), (parts.suffix, expected.suffix)):
+        assert got.replace("\r\n", "\n") == want
+        assert want.count("\n") > 2

@@ -22,15 +22,6 @@ local function ghost()
   return require('lsp-coder.ghost')
 end
 
-local function cursor()
-  local pos = vim.api.nvim_win_get_cursor(0)
-  return pos[1] - 1, pos[2]
-end
-
-local function line_at(bufnr, row)
-  return vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or ''
-end
-
 local function cancel_pending()
   for client_id, id in pairs(pending) do
     local client = vim.lsp.get_client_by_id(client_id)
@@ -53,7 +44,7 @@ end
 --- The items of an answer, each cut to start at the cursor (an item whose range starts
 --- before it must match the text typed there).
 local function collect(result, client, bufnr, row, col)
-  local line = line_at(bufnr, row)
+  local line = ghost().line_at(bufnr, row)
   local items, seen = {}, {}
   for _, item in ipairs(result.items or result) do
     local text = item.insertText
@@ -90,7 +81,7 @@ function M.request(invoked, arrange)
   generation = generation + 1
   local asked = generation
   local tick = vim.api.nvim_buf_get_changedtick(bufnr)
-  local row, col = cursor()
+  local row, col = ghost().cursor()
   for _, client in ipairs(clients) do
     local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
     params.context = { triggerKind = invoked and INVOKED or AUTOMATIC }
@@ -104,7 +95,7 @@ function M.request(invoked, arrange)
           or vim.api.nvim_buf_get_changedtick(bufnr) ~= tick or vim.fn.pumvisible() == 1 then
         return
       end
-      local now_row, now_col = cursor()
+      local now_row, now_col = ghost().cursor()
       if now_row ~= row or now_col ~= col then
         return
       end

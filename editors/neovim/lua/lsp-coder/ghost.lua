@@ -32,6 +32,8 @@ local function in_insert_mode()
   return vim.api.nvim_get_mode().mode:sub(1, 1) == 'i'
 end
 M.in_insert_mode = in_insert_mode
+M.cursor = cursor
+M.line_at = line_at
 
 --- What is left to show of the current item: nil when nothing is shown or the text typed
 --- since it came no longer matches it (or the cursor left its line or buffer).

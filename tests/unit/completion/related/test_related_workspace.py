@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from lsp_coder.completion.related.workspace import WorkspaceIndex
 
 
@@ -82,3 +84,45 @@ def test_a_batch_of_files_parsed_by_the_subprocess_is_indexed(tmp_path, files):
     index = built(tmp_path)
     assert names(index, "Fn0", "Fn39") == {"Fn0", "Fn39"}
     index.close()
+
+
+def test_a_folder_removed_mid_build_stops_its_build(tmp_path):
+    """New folders stop the build of the old ones within a batch: the new folder is indexed
+    without every old file being parsed first (48 s of CPU on a library folder before)."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    body = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n" for i in range(30))
+    for i in range(2000):
+        folder = old / f"pkg{i // 50:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"mod{i}.py").write_text(f"def old_{i}():\n    pass\n\n" + body)
+    new.mkdir()
+    (new / "fresh.py").write_text("def fresh_name():\n    pass\n")
+    index = WorkspaceIndex(5000, 100_000)
+    index.set_roots((old,))
+    deadline = time.monotonic() + 120
+    while index.stats().parsed == 0:  # the old folder's build is under way
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    index.set_roots((new,))
+    assert index.wait_ready(120)
+    stats = index.stats()
+    assert names(index, "fresh_name", "old_0") == {"fresh_name"} and stats.files == 1
+    assert stats.parsed < 1000, stats  # the rest of the old build was never parsed
+    index.close()
+
+
+def test_closing_the_index_ends_its_parsing_process(tmp_path):
+    for i in range(300):
+        (tmp_path / f"m{i}.py").write_text("".join(f"def f{i}_{j}():\n    pass\n"
+                                                   for j in range(40)))
+    index = WorkspaceIndex(5000, 100_000)
+    index.set_roots((tmp_path,))
+    deadline = time.monotonic() + 120
+    while index.parser_pid is None:  # the parser started
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    pid = index.parser_pid
+    index.close()
+    assert index.parser_pid is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # ended and reaped: not even a zombie left
