@@ -177,6 +177,9 @@ class ContextConfig:
     """Files that never reach the model, as gitignore patterns matched against paths relative
     to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
     are honored too); an excluded open document gets no completion."""
+    ignore_files: bool = True
+    """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:
+    only ``exclude`` and the files that hold secrets keep files from the model)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

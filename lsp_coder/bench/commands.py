@@ -93,6 +93,8 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                    help="shared (one shared server), own (--no-shared: a model each)")
     p.add_argument("--kill", action="store_true",
                    help="kill the shared server halfway through the typing (runs of 2 or more)")
+    p.add_argument("--same-file", action="store_true",
+                   help="then two editors typing in the same file, each in its own window")
     p.set_defaults(func=_editors)
 
     p = sub.add_parser("crossfile", parents=[common], help="blank lines that use a name from a"
@@ -261,7 +263,7 @@ def _editors(args: argparse.Namespace) -> int:
     counts = [int(n) for n in args.editors.split(",") if n.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     runs = asyncio.run(bench_editors(files, counts, modes, server_options(args), args.lines,
-                                     args.key_ms, args.kill, args.out))
+                                     args.key_ms, args.kill, args.out, args.same_file))
     print(report_editors(runs))
     return 0
 

@@ -11,6 +11,8 @@ every ``--key-ms`` (or when the answer comes, if later), asking after every key.
   KV cache served;
 - the first answer in a second window on a file already open in another (``second``) against
   the first answer in the first window (``cold``), on the same file and cursor;
+- with ``--same-file``, two editors that type the same keys in the same file, each in its own
+  window (a file open in two windows);
 - with ``--kill``, the shared server killed halfway through the typing: every request still
   answered (a result or an error), and the time until suggestions come back, against a model
   load.
@@ -36,6 +38,10 @@ from ..client.trace import Trace, make_trace
 from .figures import pyplot, quantile, save
 
 MODES = ("shared", "own")
+ANSWER_S = 600.0
+"""A request not answered in this long counts as unanswered."""
+SAME_MARK = "*"
+"""Marks the runs where every editor typed in the same file."""
 MEMORY_SHARE = 0.7
 """An ``own`` run is skipped when N models would take more than this share of free memory."""
 
@@ -48,10 +54,12 @@ class EditorsRun:
     """``shared`` or ``own``."""
     editors: int
     """How many typed at once."""
+    same_file: bool = False
+    """Whether they all typed in the same file (each in its own window)."""
     latencies_ms: list[float] = field(default_factory=list)
     """Every key's time to its answer, all editors."""
     rss_peak_bytes: int = 0
-    """The most memory all lsp-coder processes held at once."""
+    """The most memory all lsp-coder processes held at once while the editors typed."""
     prompt_tokens: int = 0
     """Prompt tokens of every request that reached a model."""
     reused_tokens: int = 0
@@ -70,7 +78,7 @@ class EditorsRun:
     answered: int = 0
     """Requests answered (a result or an error)."""
     unanswered: int = 0
-    """Requests that got no answer within 60 s (must be 0)."""
+    """Requests that got no answer within ``ANSWER_S`` (must be 0)."""
     kill: dict[str, Any] = field(default_factory=dict)
     """With ``--kill``: when the shared server was killed, and what followed."""
     skipped: str = ""
@@ -78,7 +86,8 @@ class EditorsRun:
 
     def summary(self) -> dict[str, Any]:
         lat = self.latencies_ms
-        return {"mode": self.mode, "editors": self.editors, "skipped": self.skipped,
+        return {"mode": self.mode, "editors": self.editors, "same_file": self.same_file,
+                "skipped": self.skipped,
                 "keys": len(lat), "p50_ms": quantile(lat, 0.5), "p90_ms": quantile(lat, 0.9),
                 "rss_peak_mib": self.rss_peak_bytes / 2**20,
                 "rss_per_editor_mib": self.rss_peak_bytes / 2**20 / max(self.editors, 1),
@@ -141,7 +150,7 @@ class Memory:
 async def _ask(session: Session, offset: int, run: EditorsRun) -> str:
     sent = time.perf_counter()
     try:
-        text = await asyncio.wait_for(session.inline(offset), 600)
+        text = await asyncio.wait_for(session.inline(offset), ANSWER_S)
     except TimeoutError:
         run.unanswered += 1
         return ""
@@ -184,9 +193,9 @@ def _back_after(run: EditorsRun, killed: float) -> float | None:
 
 
 async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], key_ms: float,
-                      kill: bool, runtime: Path) -> EditorsRun:
+                      kill: bool, runtime: Path, same_file: bool = False) -> EditorsRun:
     """N = len(traces) editors typing at once in ``mode``."""
-    run = EditorsRun(mode, len(traces))
+    run = EditorsRun(mode, len(traces), same_file=same_file)
     sessions = [Session(options, shared=mode == "shared") for _ in traces]
     with Memory(sessions, runtime) as memory:
         start = time.perf_counter()
@@ -208,6 +217,7 @@ async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], k
         await asyncio.gather(*jobs)
         if halfway is not None:
             run.kill["suggestions_back_s"] = _back_after(run, await killed)
+        run.rss_peak_bytes = memory.peak  # the second window's own model (own mode) not counted
         second = Session(options, shared=mode == "shared")
         sessions.append(second)
         await second.start_loaded(f"{mode} second window")
@@ -221,7 +231,6 @@ async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], k
             totals = (await session.stats())["totals"]
             run.prompt_tokens += totals.get("prompt_tokens", 0)
             run.reused_tokens += totals.get("reused_tokens", 0)
-    run.rss_peak_bytes = memory.peak
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     return run
 
@@ -238,29 +247,39 @@ def _free_bytes() -> int:
 
 async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
                         options: dict[str, Any], lines: int, key_ms: float, kill: bool,
-                        out: Path) -> list[EditorsRun]:
-    """Every (N, mode) run in one invocation; a JSON and a PNG in ``out``."""
+                        out: Path, same_file: bool = False) -> list[EditorsRun]:
+    """Every (N, mode) run in one invocation, then (``same_file``) two editors typing in the
+    same file in each mode; a JSON and a PNG in ``out``."""
     runtime = Path(tempfile.mkdtemp(prefix="lsp-coder-bench-"))
     os.environ["LSP_CODER_RUNTIME_DIR"] = str(runtime)  # the bench's own shared servers
     os.environ["LSP_CODER_IDLE_EXIT_S"] = "0"
+    plans = [([make_trace(files[i % len(files)], lines) for i in range(n)], False)
+             for n in counts]
+    if same_file:
+        plans.append(([make_trace(files[0], lines)] * 2, True))
     runs: list[EditorsRun] = []
     per_model = 0
-    for n in counts:
-        traces = [make_trace(files[i % len(files)], lines) for i in range(n)]
+    for traces, same in plans:
+        n = len(traces)
         for mode in modes:
             if mode == "own" and per_model and n * per_model > MEMORY_SHARE * _free_bytes():
-                run = EditorsRun(mode, n, skipped=f"{n} models need about"
+                run = EditorsRun(mode, n, same_file=same, skipped=f"{n} models need about"
                                  f" {n * per_model / 2**30:.1f} GiB")
             else:
-                print(f"editors: {n} editor(s), {mode}", flush=True)
-                run = await run_editors(mode, traces, options, key_ms, kill and n > 1, runtime)
+                print(f"editors: {_label(n, same)} editor(s), {mode}", flush=True)
+                run = await run_editors(mode, traces, options, key_ms, kill and n > 1 and not same,
+                                        runtime, same_file=same)
                 if mode == "own":
                     per_model = max(per_model, run.rss_peak_bytes // max(n, 1))
             runs.append(run)
     out.mkdir(parents=True, exist_ok=True)
     (out / "editors.json").write_text(json.dumps([r.summary() for r in runs], indent=2))
-    _plot(runs, out / "editors.png")
+    _plot([r for r in runs if not r.same_file], out / "editors.png")
     return runs
+
+
+def _label(editors: int, same_file: bool) -> str:
+    return f"{editors}{SAME_MARK if same_file else ''}"
 
 
 def report_editors(runs: list[EditorsRun]) -> str:
@@ -270,33 +289,37 @@ def report_editors(runs: list[EditorsRun]) -> str:
              f" {'2nd ms':>7} {'unans.':>6}"]
     for run in runs:
         s = run.summary()
+        label = _label(run.editors, run.same_file)
         if run.skipped:
-            lines.append(f"{run.editors:>7} {run.mode:<7} skipped: {run.skipped}")
+            lines.append(f"{label:>7} {run.mode:<7} skipped: {run.skipped}")
             continue
-        lines.append(f"{run.editors:>7} {run.mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
+        lines.append(f"{label:>7} {run.mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
                      f" {s['p90_ms']:>7.0f} {s['rss_peak_mib']:>9.0f}"
                      f" {s['rss_per_editor_mib']:>8.0f} {s['reuse']:>6.1%} {s['load_s']:>7.1f}"
                      f" {s['cold_ms']:>8.0f} {s['second_ms']:>7.0f} {s['unanswered']:>6}")
-    by = {(r.mode, r.editors): r for r in runs if not r.skipped}
-    for (mode, n), run in sorted(by.items()):
+    if any(r.same_file for r in runs):
+        lines.append(f"{SAME_MARK}: every editor typed in the same file, each in its own window")
+    by = {(r.mode, r.editors, r.same_file): r for r in runs if not r.skipped}
+    for (mode, n, same), run in sorted(by.items()):
         if mode != "shared":
             continue
-        one = by.get(("shared", 1)) or by.get(("own", 1))
+        label = f"shared, {_label(n, same)} editors"
+        one = by.get(("shared", 1, False)) or by.get(("own", 1, False))
         if one is not None and n > 1:
             ratio = run.rss_peak_bytes / one.rss_peak_bytes
-            lines.append(f"shared, {n} editors: memory {ratio:.2f}x one editor's")
-        own = by.get(("own", n))
+            lines.append(f"{label}: memory {ratio:.2f}x one editor's")
+        own = by.get(("own", n, same))
         if own is not None and n > 1:
-            lines.append(f"shared, {n} editors: p90 {quantile(run.latencies_ms, 0.9):.0f} ms"
+            lines.append(f"{label}: p90 {quantile(run.latencies_ms, 0.9):.0f} ms"
                          f" against {quantile(own.latencies_ms, 0.9):.0f} ms with a model each")
         if run.cold_ms == run.cold_ms and run.cold_ms > 0:
             prompt, reused = run.second_tokens
-            lines.append(f"shared, {n} editors: a second window's first answer"
+            lines.append(f"{label}: a second window's first answer"
                          f" {run.second_ms / run.cold_ms:.2f} of a cold one ({reused} of its"
                          f" {prompt} prompt tokens from the cache)")
         if run.kill:
             back = run.kill.get("suggestions_back_s")
-            lines.append(f"shared, {n} editors: server killed; {run.unanswered} requests"
+            lines.append(f"{label}: server killed; {run.unanswered} requests"
                          f" unanswered; suggestions back after "
                          + (f"{back:.1f} s" if back is not None else "never")
                          + f" (a load took {run.load_s:.1f} s)")

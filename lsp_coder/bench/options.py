@@ -21,7 +21,9 @@ def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dic
                        "max_tokens": args.max_tokens},
         "cache": {},
         "speculative": {},
-        "context": {},
+        # The bench's files come from installed packages, which a repository around them may
+        # ignore (pyenv's .gitignore names its /versions): they are read all the same.
+        "context": {"ignore_files": False},
         # Full prompts throughout, as in the figures measured before the short prompt for a
         # cold cache became the default (bench idle --cold adds a run with it).
         "idle": {"cold_prompt_ms": 0},

@@ -128,7 +128,8 @@ class _LspEditor:
         # A cold prompt takes tens of seconds on a CPU engine: the bench waits for it.
         self.session = Session({"backend": {"kind": kind, "url": url, "model": model,
                                             "timeout_ms": 600_000},
-                                "completion": {"max_tokens": max_tokens}})
+                                "completion": {"max_tokens": max_tokens},
+                                "context": {"ignore_files": False}})  # as bench/options.py
 
     async def start(self, trace: Trace) -> None:
         await self.session.start_loaded("lsp-coder on the backend", timeout_s=60)

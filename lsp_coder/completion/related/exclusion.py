@@ -59,19 +59,25 @@ class Exclusion:
         self._lock = threading.Lock()
         self._roots: tuple[Path, ...] = ()
         self._patterns: tuple[str, ...] = ()
+        self._ignore_files = True
+        """Whether the ignore files exclude too."""
         self._spec = GitIgnoreSpec.from_lines([])
         self._folders: dict[Path, tuple[float, tuple, Specs]] = {}
         """Folder -> (when looked at, its ignore files' stamps, their patterns by name)."""
         self._tops: dict[Path, Path | None] = {}
         """Folder -> the top of the git repository holding it (None: none)."""
 
-    def configure(self, roots: tuple[Path, ...], patterns: list[str]) -> bool:
-        """The workspace folders and ``[context] exclude``; True when they changed."""
+    def configure(self, roots: tuple[Path, ...], patterns: list[str],
+                  ignore_files: bool = True) -> bool:
+        """The workspace folders, ``[context] exclude`` and ``ignore_files``; True when they
+        changed."""
         patterns_now = tuple(patterns)
         with self._lock:
-            if (roots, patterns_now) == (self._roots, self._patterns):
+            if (roots, patterns_now, ignore_files) == (self._roots, self._patterns,
+                                                       self._ignore_files):
                 return False
             self._roots, self._patterns = roots, patterns_now
+            self._ignore_files = ignore_files
             self._spec = GitIgnoreSpec.from_lines(patterns_now)
             self._tops.clear()
             return True
@@ -89,13 +95,15 @@ class Exclusion:
     def reason(self, path: Path) -> str | None:
         """Why ``path`` never reaches the model (None when it may)."""
         with self._lock:
-            roots, spec = self._roots, self._spec
+            roots, spec, ignore_files = self._roots, self._spec, self._ignore_files
         root = next((r for r in roots if path.is_relative_to(r)), None)
         rel = path.relative_to(root).as_posix() if root is not None else path.as_posix()[1:]
         if _SECRETS.match_file(rel) or _SECRETS.match_file(path.name):
             return "it looks like a file that holds secrets"
         if spec.match_file(rel):
             return "[context] exclude names it"
+        if not ignore_files:
+            return None
         for folder, specs in self._ignore_chain(path.parent, root):
             rel_here = path.relative_to(folder).as_posix()
             for name, ignore in specs:

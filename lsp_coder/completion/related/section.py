@@ -118,7 +118,8 @@ class RelatedContext:
         was found before is forgotten and the index built again."""
         with self._lock:
             roots = self._roots
-        if not self.exclusion.configure(roots, config.context.exclude):
+        if not self.exclusion.configure(roots, config.context.exclude,
+                                         config.context.ignore_files):
             return
         with self._lock:
             self._generation += 1

@@ -177,3 +177,14 @@ def test_a_call_that_hangs_costs_the_caller_its_limit_once():
         time.sleep(0.01)
     with pytest.raises(ZeroDivisionError):
         calls.run(lambda: 1 / 0, "default")
+
+
+def test_ignore_files_off_leaves_exclude_and_secrets(repo):
+    found = Exclusion()
+    found.configure((repo / "app",), ["*.sql"], ignore_files=False)
+    assert found.reason(repo / "app" / "local_config.py") is None
+    assert found.reason(repo / "app" / "notes.py") is None
+    assert found.reason(repo / "app" / "q.sql") == "[context] exclude names it"
+    assert found.reason(repo / "app" / ".env.production") is not None
+    assert found.configure((repo / "app",), ["*.sql"], ignore_files=True)  # a change
+    assert found.reason(repo / "app" / "local_config.py") is not None
