@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, Protocol
 
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
@@ -31,6 +31,10 @@ WINDOW_QUANTUM_LINES = 16
 IMPORTS_SHARE = 4
 """The open file's import lines (``PromptParts.imports``) take at most 1/N of the prefix
 budget."""
+
+CHARS_PER_TOKEN = 3
+"""A conservative estimate for code, by which sources gather text for a token budget (the
+backend's fit then counts exactly)."""
 
 
 class StopReason(StrEnum):
@@ -90,6 +94,10 @@ class PromptParts:
     def prefix(self) -> str:
         return self.above + self.recent + self.line_prefix
 
+    def gather(self, budget: PromptBudget) -> PromptParts:
+        """Pieces already gathered are their own source (``PromptSources``)."""
+        return self
+
     def cursor_line(self) -> tuple[str, str]:
         """The cursor line's text before the cursor as (its indentation, the rest).
 
@@ -148,20 +156,41 @@ def space_unit(lines: list[str]) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class PromptBudget:
+    """The token budgets of a prompt's pieces (the settings'; a backend may scale them)."""
+
+    prefix: int = 1024
+    """The lines above with the cursor line (and the open file's import lines)."""
+    suffix: int = 256
+    """The rest of the cursor line and the lines below."""
+    extra: int = 256
+    """The other files' section."""
+
+
+class PromptSources(Protocol):
+    """Where a prompt's pieces come from (the completion layer's documents and other files).
+
+    The backend picks the budget and fits the pieces exactly (``LocalBackend._prompt`` in
+    tokens, ``RemoteBackend.prompt_parts`` by counts); a source gathers about that much by
+    ``CHARS_PER_TOKEN``. Gathering again for the same budget gives the same pieces.
+    """
+
+    def gather(self, budget: PromptBudget) -> PromptParts:
+        """The pieces for ``budget``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class FimQuery:
     """What to complete, as text pieces in document order (each within its token budget), and
     how: the budgets, the sampling, the stop rule and the callbacks of one request."""
 
     uri: str
     """The document (prefix caches tell a document's older states by it)."""
-    parts: PromptParts
-    """The prompt's text pieces, built once for the request."""
-    prefix_tokens: int = 1024
-    """The token budget ``parts.above`` (with ``parts.line_prefix``) was cut to."""
-    suffix_tokens: int = 256
-    """The token budget ``parts.suffix`` was cut to."""
-    extra_tokens: int = 256
-    """The token budget ``parts.extra`` was cut to."""
+    sources: PromptSources
+    """Where the prompt's pieces come from (``PromptParts`` when they are gathered already)."""
+    budget: PromptBudget = PromptBudget()
+    """The token budgets the pieces are gathered for and fitted to."""
     max_tokens: int = 64
     """The most tokens to generate."""
     temperature: float = 0.0
@@ -185,6 +214,11 @@ class FimQuery:
     stop_between_chunks: Callable[[], bool] = lambda: False
     """Idle prefill: once true, stop after the running chunk (which stays cached), where
     ``cancelled`` aborts it."""
+
+    @property
+    def parts(self) -> PromptParts:
+        """The prompt's pieces for ``budget`` (gathered once per budget by the source)."""
+        return self.sources.gather(self.budget)
 
 
 @dataclass(slots=True)

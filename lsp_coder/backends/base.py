@@ -23,13 +23,12 @@ class Backend(Protocol):
     """A serving engine other editors share: a start that is then superseded costs everyone
     (the scheduler debounces fully and confirms nothing in the background)."""
 
-    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
-        """The (prefix, suffix, extra) token budgets to cut the prompt to, from the
-        configured ones (the local engine scales them to its KV cache)."""
-        ...
-
     def complete(self, query: FimQuery) -> BackendResult:
-        """Generate for ``query``, streaming text to ``query.on_text``; honours its cancel."""
+        """Generate for ``query``, streaming text to ``query.on_text``; honours its cancel.
+
+        The backend picks the budget (``query.budget``, which the local engine scales to its KV
+        cache), gathers the pieces from ``query.sources`` for it and fits them exactly, in
+        one place of its own."""
         ...
 
     def count_tokens(self, text: str) -> int:

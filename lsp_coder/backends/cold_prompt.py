@@ -117,11 +117,11 @@ class ColdPrompts:
         full_new = len(full.tokens) - self._engine.cached_prefix(full.tokens)
         if self._readable(full_new, idle.cold_prompt_ms):
             return None
-        prefix, suffix = cold_budgets(query.prefix_tokens, query.suffix_tokens, limit)
+        prefix, suffix = cold_budgets(query.budget.prefix, query.budget.suffix, limit)
         # The file's import lines stay out of short prompts: they would make the first
         # answer in a file just opened read them, and the full prompt has them.
-        short_query = replace(query, prefix_tokens=prefix, suffix_tokens=suffix,
-                              parts=replace(query.parts, imports=""))
+        short_query = replace(query, budget=replace(query.budget, prefix=prefix, suffix=suffix),
+                              sources=replace(query.parts, imports=""))
         lines = query.parts.above.splitlines(keepends=True)
         return full_new, short_query, lines, self._anchored_start(query.uri, lines)
 
@@ -160,7 +160,8 @@ class ColdPrompts:
             scopes = scope_head(lines, prompt.dropped_lines, indent, python)
             if scopes == short_query.parts.imports:
                 break
-            short_query = replace(short_query, parts=replace(short_query.parts, imports=scopes))
+            short_query = replace(short_query,
+                                  sources=replace(short_query.parts, imports=scopes))
             prompt = self._build(short_query, config, **how)
         return prompt
 

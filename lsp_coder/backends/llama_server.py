@@ -34,7 +34,7 @@ class LlamaServerBackend(RemoteBackend):
 
     def body(self, query: FimQuery, *, as_text: bool = False, shared: bool = False) -> dict:
         body = {
-            "prompt": self.encoding.prompt(query.parts, shared=shared, as_text=as_text),
+            "prompt": self.prompt(query, shared=shared, as_text=as_text),
             "n_predict": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,

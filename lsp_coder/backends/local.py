@@ -1,8 +1,9 @@
 """The in-process llama.cpp engine behind the ``Backend`` interface (``[backend] kind = "local"``).
 
-It builds the token prompt itself (the model's own FIM tokens, token healing, the exact token
-budgets) and hands the engine what only it can use: the rest of a suggestion being typed through
-as a free draft and the document's latest suggestion for n-gram drafts.
+It fits the token prompt itself (the settings' budgets scaled to its KV cache, the model's own
+FIM tokens, token healing, the exact token budgets) and hands the engine what only it can use:
+the rest of a suggestion being typed through as a free draft and the document's latest
+suggestion for n-gram drafts.
 """
 
 from __future__ import annotations
@@ -41,14 +42,19 @@ class LocalBackend:
         self._cold = ColdPrompts(engine, self._prompt)
         """The short prompts for cold caches."""
 
-    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
-        """The prompt budgets, scaled down together to fit the KV cache."""
-        return fit_budgets(prefix, suffix, extra,
-                           self.engine.cache.budget - max_tokens - PROMPT_SLACK_TOKENS)
+    def _gathered(self, query: FimQuery) -> FimQuery:
+        """``query`` with the settings' budgets scaled down together to fit the KV cache, and
+        its pieces gathered for them."""
+        b = query.budget
+        room = self.engine.cache.budget - query.max_tokens - PROMPT_SLACK_TOKENS
+        prefix, suffix, extra = fit_budgets(b.prefix, b.suffix, b.extra, room)
+        budget = replace(b, prefix=prefix, suffix=suffix, extra=extra)
+        return replace(query, budget=budget, sources=query.sources.gather(budget))
 
     def complete(self, query: FimQuery) -> BackendResult:
         engine = self.engine
         config = self._settings()
+        query = self._gathered(query)
         prompt, short = self._request_prompt(query, config)
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
@@ -86,6 +92,7 @@ class LocalBackend:
         ``Backend.prefill``)."""
         engine = self.engine
         config = self._settings()
+        query = self._gathered(query)
         short = False
         if part in ("request", "branch"):
             prompt, short = self._request_prompt(query, config, branch=part == "branch")
@@ -115,11 +122,15 @@ class LocalBackend:
                 window_step_lines: int = WINDOW_QUANTUM_LINES,
                 window_drop_lines: int | None = None,
                 extra_head_tokens: int | None = None) -> Prompt:
+        """The one place the prompt is fitted: the pieces of a gathered ``query``
+        (``_gathered``) held to its budgets in tokens (``build_prompt``); the short prompts
+        for a cold cache are built here too, with their own budgets."""
         engine = self.engine
+        budget = query.budget
         return build_prompt(engine.template, query.parts, engine.tokenize, engine.detokenize,
-                            prefix_tokens=query.prefix_tokens,
-                            suffix_tokens=query.suffix_tokens,
-                            extra_tokens=query.extra_tokens,
+                            prefix_tokens=budget.prefix,
+                            suffix_tokens=budget.suffix,
+                            extra_tokens=budget.extra,
                             layout=resolve_layout(config.completion.fim_layout,
                                                   engine.architecture),
                             window_step_lines=window_step_lines,

@@ -22,7 +22,7 @@ class OllamaBackend(RemoteBackend):
     def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         return {
             "model": self.model,
-            "prompt": self.encoding.prompt(query.parts),
+            "prompt": self.prompt(query),
             "raw": True,
             "stream": True,
             "options": {"num_predict": query.max_tokens, "temperature": query.temperature,

@@ -34,7 +34,7 @@ class OpenAIBackend(RemoteBackend):
 
     def body(self, query: FimQuery, *, as_text: bool = False) -> dict:
         body = {
-            "prompt": self.encoding.prompt(query.parts, as_text=as_text),
+            "prompt": self.prompt(query, as_text=as_text),
             "max_tokens": query.max_tokens,
             "temperature": query.temperature,
             "seed": query.seed,

@@ -1,7 +1,8 @@
 """A serving engine's prompt as token ids, laid out as ``fim_text.build`` lays out the text and
 as the in-process engine builds its tokens (``local_prompt``): each piece of user content
 tokenized on its own, as text, and the template's control tokens put in by id only where
-lsp-coder puts them. The pieces are already held to their budgets (``remote_prompt``).
+lsp-coder puts them. The pieces are already held to their budgets
+(``RemoteBackend.prompt_parts``, ``remote_fit``).
 """
 
 from __future__ import annotations

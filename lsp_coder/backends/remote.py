@@ -23,6 +23,7 @@ from ..shared_types import (
     FimQuery,
     PrefillResult,
     PromptPart,
+    PromptParts,
     RequestStats,
     StopReason,
 )
@@ -30,6 +31,7 @@ from .engine_tokens import EngineTokens, Tokenizer, VocabTokenizer
 from .fim_text import FimText, resolve
 from .health import Health, Notify
 from .prompt_encoding import PromptEncoding
+from .remote_fit import fit_parts
 from .token_counts import TokenCounter
 from .transport import Cancelled, HttpTransport, TransportError, TransportSettings
 
@@ -120,10 +122,19 @@ class RemoteBackend:
         """The engine's tokenize route as a ``Tokenizer`` (None: it has none)."""
         return None
 
-    # -- the Backend protocol ---------------------------------------------------------------------
+    def prompt_parts(self, query: FimQuery) -> PromptParts:
+        """The one place the prompt is fitted: the pieces gathered for the settings' budgets
+        (the engine's context is its own business), held to them by this engine's counts."""
+        return fit_parts(query.parts, self.count_tokens, query.budget)
 
-    def budgets(self, prefix: int, suffix: int, extra: int, max_tokens: int) -> tuple[int, ...]:
-        return prefix, suffix, extra  # the engine's context is its own business
+    def prompt(self, query: FimQuery, *, shared: bool = False,
+               as_text: bool = False) -> str | list[int]:
+        """The prompt for ``query`` as this engine takes it: the fitted pieces
+        (``prompt_parts``) as token ids or a string (``PromptEncoding.prompt``, whose
+        ``shared`` and ``as_text`` these are)."""
+        return self.encoding.prompt(self.prompt_parts(query), shared=shared, as_text=as_text)
+
+    # -- the Backend protocol ---------------------------------------------------------------------
 
     def complete(self, query: FimQuery) -> BackendResult:
         if not self.health.available():

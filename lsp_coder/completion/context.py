@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from ..shared_types import WINDOW_QUANTUM_LINES, PromptParts
+from ..shared_types import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
 
-CHARS_PER_TOKEN = 3
-"""A conservative estimate for code; the exact count is enforced after tokenizing."""
+__all__ = ["CHARS_PER_TOKEN", "cursor_parts", "one_line_end", "split_document",
+           "wants_multiline"]
 
 LINE_QUANTUM_CHARS = 1024
 """Within a cursor line too long for the budget, the window's edge moves in steps of this many
@@ -76,6 +76,12 @@ def split_document(text: str, offset: int, *, prefix_tokens: int,
             cut = len(above) - sum(len(line) + 1 for line in kept[-n:])
             above, recent = above[:cut], above[cut:]
     return PromptParts((), above, line_prefix, suffix, recent)
+
+
+def cursor_parts(prefix: str, suffix: str) -> PromptParts:
+    """Only the cursor's line of the text before (``prefix``) and after (``suffix``) it: what
+    ``wants_multiline`` reads, whatever the prompt's budgets."""
+    return PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], suffix)
 
 
 def wants_multiline(parts: PromptParts) -> bool:

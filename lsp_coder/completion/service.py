@@ -19,18 +19,17 @@ from ..backends.health import Notify
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
-from ..shared_types import FimQuery, PrefillResult, PromptParts, RequestStats, StopReason
+from ..shared_types import FimQuery, PrefillResult, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
-from .context import one_line_end, split_document, wants_multiline
+from .context import cursor_parts, one_line_end, wants_multiline
 from .filter_window import filter_window, rest_of_line
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .prompt_sources import DocumentSources, settings_budget
 from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
-from .related.import_head import import_head
 from .related.text import uri_to_path
-from .remote_prompt import fit_parts
 from .suggestions import SuggestionCache
 
 __all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
@@ -210,8 +209,8 @@ class CompletionService:
         if hit is None:
             return None
         prefix, suffix = filter_window(req.text, req.offset)
-        parts = PromptParts((), "", prefix[prefix.rfind("\n") + 1 :], suffix)
-        ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=wants_multiline(parts))
+        ctx = FilterContext(prefix=prefix, suffix=suffix,
+                            multiline=wants_multiline(cursor_parts(prefix, suffix)))
         text = run(POST_CACHE, hit.remainder, ctx)
         return Suggestion(text, cached=True) if text else None
 
@@ -241,13 +240,12 @@ class CompletionService:
             return Suggestion("", stop_reason=StopReason.EXCLUDED)
         self.lifecycle.use(self.config)
         cc = self.config.completion
-        parts, budgets = self._parts(backend, req, preview=idle)
-        multiline = wants_multiline(replace(parts, recent=""))
         prefix, suffix = filter_window(req.text, req.offset)
+        multiline = wants_multiline(cursor_parts(prefix, suffix))
         ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
         early = EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         query = self._query(
-            req, parts, budgets,
+            req, preview=idle,
             stop=line_limit(cc.max_lines) if multiline else first_line,
             budget_ms=req.budget_ms,
             cancelled=cancelled,
@@ -315,37 +313,14 @@ class CompletionService:
                 found.append(text)
         return found
 
-    def _parts(self, backend: Backend, req: CompletionRequest,
-               preview: bool = False) -> tuple[PromptParts, tuple[int, int, int]]:
-        """The text pieces for ``req`` within the token budgets, and those (prefix, suffix,
-        extra) budgets; ``preview`` builds them without recording the visit in the
-        other-files context."""
+    def _query(self, req: CompletionRequest, preview: bool = False, **how: Any) -> FimQuery:
+        """The one query for ``req``: its prompt's sources (gathered and fitted by the backend,
+        for its budget), the settings' budgets and sampling, and ``how`` (the request's stop
+        rule, callbacks and drafts; see ``FimQuery``). ``preview``: the visit is not recorded
+        in the other-files context."""
         cc = self.config.completion
-        prefix_tokens, suffix_tokens, extra_tokens = backend.budgets(
-            cc.prefix_tokens, cc.suffix_tokens, self.config.context.budget_tokens, cc.max_tokens)
-        parts = split_document(req.text, req.offset, prefix_tokens=prefix_tokens,
-                               suffix_tokens=suffix_tokens, recent_lines=cc.recent_lines)
-        window = (parts.above.count("\n") + parts.recent.count("\n"), parts.suffix.count("\n"))
-        if self.config.context.imports:
-            start = req.offset - len(parts.line_prefix) - len(parts.recent) - len(parts.above)
-            parts = replace(parts, imports=import_head(req.text, start, uri_to_path(req.uri),
-                                                       req.language_id))
-        section = self.related.section(req.uri, req.text, req.offset, extra_tokens,
-                                       self.config, record=not preview, window_lines=window)
-        parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)
-        if backend.kind != "local":  # the local engine holds its token prompt to the budgets
-            parts = fit_parts(parts, backend.count_tokens, prefix_tokens=prefix_tokens,
-                              suffix_tokens=suffix_tokens, extra_tokens=extra_tokens)
-        return parts, (prefix_tokens, suffix_tokens, extra_tokens)
-
-    def _query(self, req: CompletionRequest, parts: PromptParts,
-               budgets: tuple[int, int, int], **how: Any) -> FimQuery:
-        """The one query for ``parts``: the settings' sampling, and ``how`` (the request's
-        stop rule, callbacks and drafts; see ``FimQuery``)."""
-        cc = self.config.completion
-        prefix_tokens, suffix_tokens, extra_tokens = budgets
-        return FimQuery(uri=req.uri, parts=parts, prefix_tokens=prefix_tokens,
-                        suffix_tokens=suffix_tokens, extra_tokens=extra_tokens,
+        sources = DocumentSources(req, self.config, self.related, record=not preview)
+        return FimQuery(uri=req.uri, sources=sources, budget=settings_budget(self.config),
                         max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed,
                         **how)
 
@@ -398,8 +373,7 @@ class CompletionService:
         self.lifecycle.use(self.config)
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
-        parts, budgets = self._parts(backend, req, preview=True)
-        query = self._query(req, parts, budgets, cancelled=cancelled, stop_between_chunks=stop)
+        query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
         part = {"window": "shared", "full": "full", "enter": "branch",
                 "accept": "branch"}.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)

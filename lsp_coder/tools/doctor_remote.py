@@ -47,7 +47,7 @@ def doctor_remote(config: Config) -> int:
         print(f"tokens      {backend.count_tokens.method}: {n} tokens for {len(sample)} chars"
               f" in {count_ms:.1f} ms")
         query = FimQuery(uri="doctor",
-                         parts=PromptParts((), _SAMPLE_ABOVE, _SAMPLE_TYPED, "\n"),
+                         sources=PromptParts((), _SAMPLE_ABOVE, _SAMPLE_TYPED, "\n"),
                          max_tokens=8)
         for attempt in ("cold", "warm"):
             t0 = time.perf_counter()

@@ -65,7 +65,7 @@ def backend_for(standin: StandIn, **backend):
 def complete(standin: StandIn, parts: PromptParts = POISONED, **backend) -> dict:
     backend = backend_for(standin, **backend)
     try:
-        result = backend.complete(FimQuery(uri="file:///w/src/main.py", parts=parts,
+        result = backend.complete(FimQuery(uri="file:///w/src/main.py", sources=parts,
                                            max_tokens=8))
         assert result.text == standin.reply, result
         return backend.describe()
@@ -122,7 +122,7 @@ def test_a_local_gguf_tokenizes_without_a_request(engine, qwen_vocabulary, real_
         "backend": {"kind": "llama-server", "url": engine.url, "fim_template": "auto"},
         "model": {"path": str(real_small_model)}}, "test"))
     try:
-        backend.complete(FimQuery(uri="file:///w/src/main.py", parts=POISONED, max_tokens=8))
+        backend.complete(FimQuery(uri="file:///w/src/main.py", sources=POISONED, max_tokens=8))
         as_text = qwen_vocabulary.tokens("<|endoftext|>", parse_special=False)
         assert backend.count_tokens("<|endoftext|>") == len(as_text) > 1  # counted as text
     finally:
@@ -135,7 +135,7 @@ def test_a_local_gguf_tokenizes_without_a_request(engine, qwen_vocabulary, real_
 def test_the_shared_window_prefill_holds_no_user_control_token(engine, qwen_vocabulary):
     backend = backend_for(engine)
     try:
-        done = backend.prefill(FimQuery(uri="file:///w/src/main.py", parts=POISONED,
+        done = backend.prefill(FimQuery(uri="file:///w/src/main.py", sources=POISONED,
                                         max_tokens=8), "shared")
     finally:
         backend.close()
@@ -155,7 +155,7 @@ def test_ids_are_the_in_process_engines_for_a_sentencepiece_vocabulary(tiny_code
     try:
         backend = backend_for(standin, fim_template="codellama")
         try:
-            backend.complete(FimQuery(uri="file:///w/a.py", parts=parts, max_tokens=8))
+            backend.complete(FimQuery(uri="file:///w/a.py", sources=parts, max_tokens=8))
         finally:
             backend.close()
         model = Model(str(tiny_codellama), ModelParams(vocab_only=True))

@@ -33,7 +33,7 @@ def config(**backend) -> Config:
 def fib_query(above: str = ABOVE, line_prefix: str = "    return", suffix: str = "\n",
               **kw) -> FimQuery:
     parts = PromptParts((), above, line_prefix, suffix)
-    return FimQuery(**{"uri": "file:///geo.py", "parts": parts, "max_tokens": 24, **kw})
+    return FimQuery(**{"uri": "file:///geo.py", "sources": parts, "max_tokens": 24, **kw})
 
 
 def idle_slots(url: str) -> bool:

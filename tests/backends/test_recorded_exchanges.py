@@ -28,7 +28,7 @@ def config(**backend) -> Config:
 
 def query(extra=(("util.py", "X = 1\n"),), **kw) -> FimQuery:
     parts = PromptParts(extra, "def add(a, b):\n", "    ret", "\n\nprint(add(1, 2))\n")
-    return FimQuery(**{"uri": "file:///a.py", "parts": parts, "max_tokens": 32, **kw})
+    return FimQuery(**{"uri": "file:///a.py", "sources": parts, "max_tokens": 32, **kw})
 
 
 class Recorder:

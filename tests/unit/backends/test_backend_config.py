@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lsp_coder.backends.fim_text import FAMILIES, TemplateError, build, resolve
-from lsp_coder.completion.remote_prompt import fit_parts
+from lsp_coder.backends.remote_fit import fit_parts
 from lsp_coder.config import Config, ConfigError, FimStrings, apply
-from lsp_coder.shared_types import PromptParts
+from lsp_coder.shared_types import PromptBudget, PromptParts
 
 
 def test_backend_defaults_to_the_local_engine():
@@ -58,7 +58,7 @@ def test_fit_parts_trims_whole_window_steps_from_the_far_ends():
     above = "".join(f"a{i} x\n" for i in range(40))  # 80 words
     suffix = "".join(f"b{i} y\n" for i in range(40))
     parts = PromptParts((("u.py", "one two"), ("v.py", "three four five")), above, "z", suffix)
-    fitted = fit_parts(parts, count_words, prefix_tokens=50, suffix_tokens=48, extra_tokens=6)
+    fitted = fit_parts(parts, count_words, PromptBudget(prefix=50, suffix=48, extra=6))
     assert fitted.above.endswith("a39 x\n") and count_words(fitted.above) <= 49
     assert fitted.above.startswith("a16 x\n")  # 16 lines dropped at a time, never fewer
     assert fitted.suffix.startswith("b0 y\n") and fitted.suffix.endswith("b23 y\n")
@@ -70,7 +70,7 @@ def test_fit_parts_holds_the_files_imports_to_a_quarter_of_the_prefix_first():
     above = "".join(f"a{i} x\n" for i in range(40))  # 80 words
     imports = "".join(f"import m{i}\n" for i in range(10))  # 20 words
     parts = PromptParts((), above, "z", "\n", imports=imports)
-    fitted = fit_parts(parts, count_words, prefix_tokens=50, suffix_tokens=48, extra_tokens=0)
+    fitted = fit_parts(parts, count_words, PromptBudget(prefix=50, suffix=48, extra=0))
     assert fitted.imports == "".join(f"import m{i}\n" for i in range(6))  # 12 of 50 // 4
     assert count_words(fitted.imports) + count_words(fitted.above) <= 49
     # 37 words left: 16 lines dropped leave 48, 32 leave 16

@@ -59,11 +59,11 @@ def test_the_short_prompt_leaves_the_files_imports_to_the_full_one(tiny_qwen):
         engine = backend.engine
         imports = "import zoneinfo_marker_module\n"
         parts = split_document(TEXT, len(TEXT), prefix_tokens=1024, suffix_tokens=256)
-        query = FimQuery(uri="file:///imports.py", parts=replace(parts, imports=imports))
+        query = FimQuery(uri="file:///imports.py", sources=replace(parts, imports=imports))
         full = backend._prompt(query, config)
         short = backend._cold.choose(query, config, full)
-        bare = backend._prompt(replace(query, parts=parts), config)
-        without = backend._cold.choose(replace(query, parts=parts), config, bare)
+        bare = backend._prompt(replace(query, sources=parts), config)
+        without = backend._cold.choose(replace(query, sources=parts), config, bare)
         marker = engine.tokenize(imports)
         assert short is not None and without is not None
         assert short.tokens == without.tokens
@@ -92,7 +92,7 @@ def test_the_short_prompt_keeps_the_def_its_window_leaves_out(tiny_qwen):
     try:
         backend, engine = service.backend, service.backend.engine
         parts = split_document(WALK, len(WALK), prefix_tokens=1024, suffix_tokens=256)
-        query = FimQuery(uri="file:///walk.py", parts=parts)
+        query = FimQuery(uri="file:///walk.py", sources=parts)
         full = backend._prompt(query, config)
         short = backend._cold.choose(query, config, full)
         assert short is not None and len(short.tokens) < len(full.tokens)

@@ -1,25 +1,30 @@
-"""Fit the prompt pieces to their token budgets with a remote backend's exact counts.
+"""A serving engine's one place to fit a prompt: the pieces to their token budgets by its
+exact counts.
 
-The windows from ``split_document`` are cut by an estimate of characters per token; this trims
-them (in whole window steps, so the prompt stays stable between keystrokes) until the counted
-tokens fit. Counts are remembered per text by the backend, so text that did not change since the
-last keystroke costs no request.
+The sources gathered the pieces by an estimate of characters per token; this trims them (in
+whole window steps, so the prompt stays stable between keystrokes) until the counted tokens fit.
+Counts are remembered per text by the backend, so text that did not change since the last
+keystroke costs no request.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..shared_types import IMPORTS_SHARE, WINDOW_QUANTUM_LINES, PromptParts
-from .context import CHARS_PER_TOKEN
+from ..shared_types import (
+    CHARS_PER_TOKEN,
+    IMPORTS_SHARE,
+    WINDOW_QUANTUM_LINES,
+    PromptBudget,
+    PromptParts,
+)
 
 Count = Callable[[str], int]
 
 
-def fit_parts(parts: PromptParts, count: Count, *, prefix_tokens: int, suffix_tokens: int,
-              extra_tokens: int) -> PromptParts:
-    """``parts`` with ``imports``, ``above``, ``suffix`` and ``extra`` held to their
-    budgets."""
+def fit_parts(parts: PromptParts, count: Count, budget: PromptBudget) -> PromptParts:
+    """``parts`` with ``imports``, ``above``, ``suffix`` and ``extra`` held to ``budget``."""
+    prefix_tokens, suffix_tokens, extra_tokens = budget.prefix, budget.suffix, budget.extra
     # The typed line changes at every key: estimated, so counting it costs no request.
     typed = len(parts.line_prefix) // CHARS_PER_TOKEN + 1
     recent = count(parts.recent) if parts.recent else 0
