@@ -13,7 +13,8 @@ every ``--key-ms`` (or when the answer comes, if later), asking after every key.
   the first answer in the first window (``cold``), on the same file and cursor;
 - with ``--same-file``, two editors that type the same keys in the same file, each in its own
   window (a file open in two windows);
-- with ``--kill``, the shared server killed halfway through the typing: every request still
+- with ``--kill``, runs of their own (so the latencies above are not theirs) where the shared
+  server is killed halfway through the typing: every request still
   answered (a result or an error), and the time until suggestions come back, against a model
   load.
 
@@ -42,6 +43,8 @@ ANSWER_S = 600.0
 """A request not answered in this long counts as unanswered."""
 SAME_MARK = "*"
 """Marks the runs where every editor typed in the same file."""
+KILL_MARK = "!"
+"""Marks the runs where the shared server was killed halfway."""
 MEMORY_SHARE = 0.7
 """An ``own`` run is skipped when N models would take more than this share of free memory."""
 
@@ -194,22 +197,19 @@ def _back_after(run: EditorsRun, killed: float) -> float | None:
 
 async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], key_ms: float,
                       kill: bool, runtime: Path, same_file: bool = False) -> EditorsRun:
-    """N = len(traces) editors typing at once in ``mode``."""
+    """N = len(traces) editors typing at once in ``mode``; ``kill``: the shared server killed
+    halfway through."""
     run = EditorsRun(mode, len(traces), same_file=same_file)
-    sessions = [Session(options, shared=mode == "shared") for _ in traces]
+    shared = mode == "shared"
+    sessions = [Session(options, shared=shared) for _ in traces]
     with Memory(sessions, runtime) as memory:
         start = time.perf_counter()
         await asyncio.gather(*(s.start_loaded(f"{mode} editor {i}")
                                for i, s in enumerate(sessions)))
         run.load_s = time.perf_counter() - start
-        source = make_trace(traces[0].path, 1, at=0.3)
-        cold = Trace(source.path.with_name(f"second-window-{source.path.name}"), source.text,
-                     source.offset, source.typed)
-        sessions[0].open(cold.uri, cold.text)
-        sent = time.perf_counter()
-        await sessions[0].inline(cold.offset)
-        run.cold_ms = (time.perf_counter() - sent) * 1000
-        halfway = asyncio.Event() if kill and mode == "shared" else None
+        await _second_window(run, sessions[0], traces[0], options, shared)
+        memory.peak = 0  # from here: the editors typing
+        halfway = asyncio.Event() if kill and shared else None
         jobs = [_type(s, t, run, key_ms, halfway if i == 0 else None)
                 for i, (s, t) in enumerate(zip(sessions, traces))]
         if halfway is not None:
@@ -217,22 +217,38 @@ async def run_editors(mode: str, traces: list[Trace], options: dict[str, Any], k
         await asyncio.gather(*jobs)
         if halfway is not None:
             run.kill["suggestions_back_s"] = _back_after(run, await killed)
-        run.rss_peak_bytes = memory.peak  # the second window's own model (own mode) not counted
-        second = Session(options, shared=mode == "shared")
-        sessions.append(second)
-        await second.start_loaded(f"{mode} second window")
-        second.open(cold.uri, cold.text)
-        sent = time.perf_counter()
-        await second.inline(cold.offset)
-        run.second_ms = (time.perf_counter() - sent) * 1000
-        last = (await second.stats())["recent"][-1]
-        run.second_tokens = (last.get("prompt_tokens", 0), last.get("reused_tokens", 0))
+        run.rss_peak_bytes = max(memory.peak, memory.now())
         for session in sessions:
             totals = (await session.stats())["totals"]
             run.prompt_tokens += totals.get("prompt_tokens", 0)
             run.reused_tokens += totals.get("reused_tokens", 0)
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     return run
+
+
+async def _second_window(run: EditorsRun, first: Session, trace: Trace,
+                         options: dict[str, Any], shared: bool) -> None:
+    """A file's first answer in the first window (cold), then in a second window that opens
+    the same file at the same cursor while the first keeps it open; the second window closes
+    before the typing starts."""
+    source = make_trace(trace.path, 1, at=0.3)
+    cold = Trace(source.path.with_name(f"second-window-{source.path.name}"), source.text,
+                 source.offset, source.typed)
+    first.open(cold.uri, cold.text)
+    sent = time.perf_counter()
+    await first.inline(cold.offset)
+    run.cold_ms = (time.perf_counter() - sent) * 1000
+    second = Session(options, shared=shared)
+    try:
+        await second.start_loaded(f"{run.mode} second window")
+        second.open(cold.uri, cold.text)
+        sent = time.perf_counter()
+        await second.inline(cold.offset)
+        run.second_ms = (time.perf_counter() - sent) * 1000
+        last = (await second.stats())["recent"][-1]
+        run.second_tokens = (last.get("prompt_tokens", 0), last.get("reused_tokens", 0))
+    finally:
+        await second.close()
 
 
 def _free_bytes() -> int:
@@ -253,28 +269,31 @@ async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
     runtime = Path(tempfile.mkdtemp(prefix="lsp-coder-bench-"))
     os.environ["LSP_CODER_RUNTIME_DIR"] = str(runtime)  # the bench's own shared servers
     os.environ["LSP_CODER_IDLE_EXIT_S"] = "0"
-    plans = [([make_trace(files[i % len(files)], lines) for i in range(n)], False)
-             for n in counts]
+    plans = [([make_trace(files[i % len(files)], lines) for i in range(n)], False, mode, False)
+             for n in counts for mode in modes]
     if same_file:
-        plans.append(([make_trace(files[0], lines)] * 2, True))
+        plans += [([make_trace(files[0], lines)] * 2, True, mode, False) for mode in modes]
+    if kill and "shared" in modes:
+        plans += [([make_trace(files[i % len(files)], lines) for i in range(n)], False,
+                   "shared", True) for n in counts if n > 1]
     runs: list[EditorsRun] = []
     per_model = 0
-    for traces, same in plans:
+    for traces, same, mode, killing in plans:
         n = len(traces)
-        for mode in modes:
-            if mode == "own" and per_model and n * per_model > MEMORY_SHARE * _free_bytes():
-                run = EditorsRun(mode, n, same_file=same, skipped=f"{n} models need about"
-                                 f" {n * per_model / 2**30:.1f} GiB")
-            else:
-                print(f"editors: {_label(n, same)} editor(s), {mode}", flush=True)
-                run = await run_editors(mode, traces, options, key_ms, kill and n > 1 and not same,
-                                        runtime, same_file=same)
-                if mode == "own":
-                    per_model = max(per_model, run.rss_peak_bytes // max(n, 1))
-            runs.append(run)
+        if mode == "own" and per_model and n * per_model > MEMORY_SHARE * _free_bytes():
+            run = EditorsRun(mode, n, same_file=same, skipped=f"{n} models need about"
+                             f" {n * per_model / 2**30:.1f} GiB")
+        else:
+            print(f"editors: {_label(n, same)} editor(s), {mode}"
+                  + (", the server killed halfway" if killing else ""), flush=True)
+            run = await run_editors(mode, traces, options, key_ms, killing, runtime,
+                                    same_file=same)
+            if mode == "own":
+                per_model = max(per_model, run.rss_peak_bytes // max(n, 1))
+        runs.append(run)
     out.mkdir(parents=True, exist_ok=True)
     (out / "editors.json").write_text(json.dumps([r.summary() for r in runs], indent=2))
-    _plot([r for r in runs if not r.same_file], out / "editors.png")
+    _plot([r for r in runs if not r.same_file and not r.kill], out / "editors.png")
     return runs
 
 
@@ -290,16 +309,26 @@ def report_editors(runs: list[EditorsRun]) -> str:
     for run in runs:
         s = run.summary()
         label = _label(run.editors, run.same_file)
+        mode = run.mode + (KILL_MARK if run.kill else "")
         if run.skipped:
-            lines.append(f"{label:>7} {run.mode:<7} skipped: {run.skipped}")
+            lines.append(f"{label:>7} {mode:<7} skipped: {run.skipped}")
             continue
-        lines.append(f"{label:>7} {run.mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
+        lines.append(f"{label:>7} {mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
                      f" {s['p90_ms']:>7.0f} {s['rss_peak_mib']:>9.0f}"
                      f" {s['rss_per_editor_mib']:>8.0f} {s['reuse']:>6.1%} {s['load_s']:>7.1f}"
                      f" {s['cold_ms']:>8.0f} {s['second_ms']:>7.0f} {s['unanswered']:>6}")
     if any(r.same_file for r in runs):
         lines.append(f"{SAME_MARK}: every editor typed in the same file, each in its own window")
-    by = {(r.mode, r.editors, r.same_file): r for r in runs if not r.skipped}
+    if any(r.kill for r in runs):
+        lines.append(f"{KILL_MARK}: the shared server killed halfway through the typing")
+    by = {(r.mode, r.editors, r.same_file): r for r in runs if not r.skipped and not r.kill}
+    for run in runs:
+        if run.kill:
+            back = run.kill.get("suggestions_back_s")
+            lines.append(f"shared, {run.editors} editors: server killed; {run.unanswered}"
+                         " requests unanswered; suggestions back after "
+                         + (f"{back:.1f} s" if back is not None else "never")
+                         + f" (a load took {run.load_s:.1f} s)")
     for (mode, n, same), run in sorted(by.items()):
         if mode != "shared":
             continue
@@ -317,12 +346,6 @@ def report_editors(runs: list[EditorsRun]) -> str:
             lines.append(f"{label}: a second window's first answer"
                          f" {run.second_ms / run.cold_ms:.2f} of a cold one ({reused} of its"
                          f" {prompt} prompt tokens from the cache)")
-        if run.kill:
-            back = run.kill.get("suggestions_back_s")
-            lines.append(f"{label}: server killed; {run.unanswered} requests"
-                         f" unanswered; suggestions back after "
-                         + (f"{back:.1f} s" if back is not None else "never")
-                         + f" (a load took {run.load_s:.1f} s)")
     return "\n".join(lines)
 
 
