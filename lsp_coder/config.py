@@ -179,7 +179,9 @@ class ContextConfig:
     are honored too); an excluded open document gets no completion."""
     ignore_files: bool = True
     """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:
-    only ``exclude`` and the files that hold secrets keep files from the model)."""
+    only ``exclude`` and the files that hold secrets keep files from the model; the workspace
+    index still skips what a ``.gitignore`` names when it walks, as it skips vendored
+    folders)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
