@@ -253,7 +253,8 @@ def _editors(args: argparse.Namespace) -> int:
     import asyncio
 
     from ..client.trace import default_files
-    from .editors import bench_editors, report_editors
+    from .editors import bench_editors
+    from .editors_report import report_editors
     from .options import server_options
     from .team import TEAM_FILES
 

@@ -27,7 +27,6 @@ import asyncio
 import json
 import os
 import signal
-import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -36,15 +35,12 @@ from typing import Any
 
 from ..client.session import Session, process_rss_bytes
 from ..client.trace import Trace, make_trace
-from .figures import pyplot, quantile, save
+from .editors_report import label, plot_editors
+from .figures import quantile
 
 MODES = ("shared", "own")
 ANSWER_S = 600.0
 """A request not answered in this long counts as unanswered."""
-SAME_MARK = "*"
-"""Marks the runs where every editor typed in the same file."""
-KILL_MARK = "!"
-"""Marks the runs where the shared server was killed halfway."""
 MEMORY_SHARE = 0.7
 """An ``own`` run is skipped when N models would take more than this share of free memory."""
 
@@ -284,7 +280,7 @@ async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
             run = EditorsRun(mode, n, same_file=same, skipped=f"{n} models need about"
                              f" {n * per_model / 2**30:.1f} GiB")
         else:
-            print(f"editors: {_label(n, same)} editor(s), {mode}"
+            print(f"editors: {label(n, same)} editor(s), {mode}"
                   + (", the server killed halfway" if killing else ""), flush=True)
             run = await run_editors(mode, traces, options, key_ms, killing, runtime,
                                     same_file=same)
@@ -293,80 +289,5 @@ async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
         runs.append(run)
     out.mkdir(parents=True, exist_ok=True)
     (out / "editors.json").write_text(json.dumps([r.summary() for r in runs], indent=2))
-    _plot([r for r in runs if not r.same_file and not r.kill], out / "editors.png")
+    plot_editors([r for r in runs if not r.same_file and not r.kill], out / "editors.png")
     return runs
-
-
-def _label(editors: int, same_file: bool) -> str:
-    return f"{editors}{SAME_MARK if same_file else ''}"
-
-
-def report_editors(runs: list[EditorsRun]) -> str:
-    """One row per run, then the ratios the targets name."""
-    lines = [f"{'editors':>7} {'mode':<7} {'keys':>5} {'p50 ms':>7} {'p90 ms':>7}"
-             f" {'peak MiB':>9} {'MiB/ed.':>8} {'cache':>6} {'load s':>7} {'cold ms':>8}"
-             f" {'2nd ms':>7} {'unans.':>6}"]
-    for run in runs:
-        s = run.summary()
-        label = _label(run.editors, run.same_file)
-        mode = run.mode + (KILL_MARK if run.kill else "")
-        if run.skipped:
-            lines.append(f"{label:>7} {mode:<7} skipped: {run.skipped}")
-            continue
-        lines.append(f"{label:>7} {mode:<7} {s['keys']:>5} {s['p50_ms']:>7.0f}"
-                     f" {s['p90_ms']:>7.0f} {s['rss_peak_mib']:>9.0f}"
-                     f" {s['rss_per_editor_mib']:>8.0f} {s['reuse']:>6.1%} {s['load_s']:>7.1f}"
-                     f" {s['cold_ms']:>8.0f} {s['second_ms']:>7.0f} {s['unanswered']:>6}")
-    if any(r.same_file for r in runs):
-        lines.append(f"{SAME_MARK}: every editor typed in the same file, each in its own window")
-    if any(r.kill for r in runs):
-        lines.append(f"{KILL_MARK}: the shared server killed halfway through the typing")
-    by = {(r.mode, r.editors, r.same_file): r for r in runs if not r.skipped and not r.kill}
-    for run in runs:
-        if run.kill:
-            back = run.kill.get("suggestions_back_s")
-            lines.append(f"shared, {run.editors} editors: server killed; {run.unanswered}"
-                         " requests unanswered; suggestions back after "
-                         + (f"{back:.1f} s" if back is not None else "never")
-                         + f" (a load took {run.load_s:.1f} s)")
-    for (mode, n, same), run in sorted(by.items()):
-        if mode != "shared":
-            continue
-        label = f"shared, {_label(n, same)} editors"
-        one = by.get(("shared", 1, False)) or by.get(("own", 1, False))
-        if one is not None and n > 1:
-            ratio = run.rss_peak_bytes / one.rss_peak_bytes
-            lines.append(f"{label}: memory {ratio:.2f}x one editor's")
-        own = by.get(("own", n, same))
-        if own is not None and n > 1:
-            lines.append(f"{label}: p90 {quantile(run.latencies_ms, 0.9):.0f} ms"
-                         f" against {quantile(own.latencies_ms, 0.9):.0f} ms with a model each")
-        if run.cold_ms == run.cold_ms and run.cold_ms > 0:
-            prompt, reused = run.second_tokens
-            lines.append(f"{label}: a second window's first answer"
-                         f" {run.second_ms / run.cold_ms:.2f} of a cold one ({reused} of its"
-                         f" {prompt} prompt tokens from the cache)")
-    return "\n".join(lines)
-
-
-def _plot(runs: list[EditorsRun], path: Path) -> None:
-    plt = pyplot()
-    done = [r for r in runs if not r.skipped]
-    if plt is None or not done:
-        return
-    fig, (mem, lat) = plt.subplots(1, 2, figsize=(10, 4))
-    for mode, color in zip(MODES, ("tab:blue", "tab:orange")):
-        mine = sorted((r for r in done if r.mode == mode), key=lambda r: r.editors)
-        if not mine:
-            continue
-        xs = [r.editors for r in mine]
-        mem.plot(xs, [r.rss_peak_bytes / 2**30 for r in mine], "o-", color=color, label=mode)
-        lat.plot(xs, [quantile(r.latencies_ms, 0.9) for r in mine], "o-", color=color,
-                 label=f"{mode} p90")
-        lat.plot(xs, [statistics.median(r.latencies_ms) if r.latencies_ms else float("nan")
-                      for r in mine], "o--", color=color, label=f"{mode} p50")
-    mem.set(xlabel="editors typing", ylabel="resident memory, all processes (GiB)")
-    lat.set(xlabel="editors typing", ylabel="time to a suggestion (ms)")
-    mem.legend()
-    lat.legend()
-    save(plt, fig, path)
