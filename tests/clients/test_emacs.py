@@ -129,6 +129,18 @@ def test_emacs_eglot_beside_another_server(emacs: str, tmp_path: Path,
     assert capf.index("readline") < capf.index(mine[0]["label"]), capf
 
 
+def run_beside_script(emacs: str, tmp_path: Path, script: str, params: Path,
+                      out: Path) -> dict:
+    """Runs a client script beside another server, with the editors/emacs folder on the load
+    path (the user's setup files); returns what it wrote."""
+    done = run_client([emacs, "--batch", "-L", str(USER_CONFIG.parent),
+                       "-l", str(SCRIPTS_DIR / script)],
+                      timeout=TWO_SERVERS_TIMEOUT_S, cwd=tmp_path,
+                      env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))
+    assert not done.timed_out, done.describe()
+    return read_json_result(out, done)
+
+
 LSP_MODE_CONFIG = REPO_ROOT / "editors" / "emacs" / "lsp-coder-lsp-mode.el"
 GET_LSP_MODE = "apt-get install elpa-lsp-mode"
 
@@ -146,12 +158,7 @@ def run_lsp_mode(emacs: str, tmp_path: Path, model: Path, *, ghost: bool) -> dic
                                          model, LSP_MODE_CONFIG,
                                          load_timeout_s=TWO_SERVERS_LOAD_S,
                                          beside=[jedi], ghost=ghost)
-    done = run_client([emacs, "--batch", "-L", str(USER_CONFIG.parent),
-                       "-l", str(SCRIPTS_DIR / "lsp_mode_completion.el")],
-                      timeout=TWO_SERVERS_TIMEOUT_S, cwd=tmp_path,
-                      env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))
-    assert not done.timed_out, done.describe()
-    result = read_json_result(out, done)
+    result = run_beside_script(emacs, tmp_path, "lsp_mode_completion.el", params, out)
     assert any(str(model) in m for m in result["messages"]), result["messages"]
     return result
 

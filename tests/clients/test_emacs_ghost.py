@@ -12,20 +12,16 @@ from pathlib import Path
 import pytest
 
 from tests.clients.conftest import (
-    SCRIPTS_DIR,
     init_options,
-    read_json_result,
-    run_client,
 )
 from tests.clients.test_emacs import (
     TWO_SERVERS_LOAD_S,
-    TWO_SERVERS_TIMEOUT_S,
     USER_CONFIG,
     lsp_coder_program,
     python_program,
+    run_beside_script,
     run_lsp_mode,
 )
-from tests.conftest import server_env
 
 pytestmark = [pytest.mark.clients, pytest.mark.real_model]
 
@@ -68,12 +64,7 @@ def test_emacs_eglot_ghost_text_beside_another_server(emacs: str, tmp_path: Path
         "cmd": [str(ours)], "init_options": options, "user_config": str(USER_CONFIG),
         "beside": [jedi], "rass": rass, "files": files, "load_timeout_s": TWO_SERVERS_LOAD_S,
         "ghost_timeout_s": 60, "out": str(out)}), encoding="utf-8")
-    done = run_client([emacs, "--batch", "-L", str(USER_CONFIG.parent),
-                       "-l", str(SCRIPTS_DIR / "eglot_ghost.el")],
-                      timeout=TWO_SERVERS_TIMEOUT_S, cwd=tmp_path,
-                      env=server_env(LSP_CODER_TEST_PARAMS=str(params), HOME=str(tmp_path)))
-    assert not done.timed_out, done.describe()
-    r = read_json_result(out, done)
+    r = run_beside_script(emacs, tmp_path, "eglot_ghost.el", params, out)
     assert r["ghost_mode"] is True and r["inline_provider"] is True, r
     assert any(str(real_small_model) in m for m in r["messages"]), r["messages"]
 

@@ -23,13 +23,6 @@
 (load (expand-file-name "test_io.el" (file-name-directory load-file-name)) nil t)
 (require 'seq)
 
-(defun lsp-coder-test--note (_server method &rest params)
-  "Record the message of a window/logMessage or window/showMessage METHOD with PARAMS."
-  (when (memq method '(window/logMessage window/showMessage))
-    (push (plist-get params :message) lsp-coder-test--messages)))
-
-(advice-add 'eglot-handle-notification :before #'lsp-coder-test--note)
-
 (defun lsp-coder-test--eglot-version ()
   "The version of the eglot that was loaded, as a string."
   (let ((dir (file-name-directory (locate-library "eglot"))))

@@ -21,13 +21,6 @@
 (require 'seq)
 (require 'python)
 
-(defun lsp-coder-test--note (_server method &rest params)
-  "Record the message of a window/logMessage or window/showMessage METHOD with PARAMS."
-  (when (memq method '(window/logMessage window/showMessage))
-    (push (plist-get params :message) lsp-coder-test--messages)))
-
-(advice-add 'eglot-handle-notification :before #'lsp-coder-test--note)
-
 (defun lsp-coder-test--user-tab ()
   "The user's own TAB in python-mode."
   (interactive)
