@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from ..client.session import Session, process_rss_bytes
 from ..client.trace import Trace, make_trace
 from .editors_report import label, plot_editors
@@ -109,12 +111,11 @@ def runtime_pids(runtime: Path) -> list[int]:
 
 
 def children(pid: int) -> list[int]:
-    """The child processes of ``pid`` (Linux)."""
+    """The child processes of ``pid``, whichever of its threads started them."""
     try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
+        return [child.pid for child in psutil.Process(pid).children()]
+    except psutil.Error:
         return []
-    return [int(p) for p in text.split()]
 
 
 class Memory:
@@ -247,16 +248,6 @@ async def _second_window(run: EditorsRun, first: Session, trace: Trace,
         await second.close()
 
 
-def _free_bytes() -> int:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
                         options: dict[str, Any], lines: int, key_ms: float, kill: bool,
                         out: Path, same_file: bool = False) -> list[EditorsRun]:
@@ -276,7 +267,8 @@ async def bench_editors(files: list[Path], counts: list[int], modes: list[str],
     per_model = 0
     for traces, same, mode, killing in plans:
         n = len(traces)
-        if mode == "own" and per_model and n * per_model > MEMORY_SHARE * _free_bytes():
+        free = psutil.virtual_memory().available
+        if mode == "own" and per_model and n * per_model > MEMORY_SHARE * free:
             run = EditorsRun(mode, n, same_file=same, skipped=f"{n} models need about"
                              f" {n * per_model / 2**30:.1f} GiB")
         else:
