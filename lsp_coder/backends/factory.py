@@ -9,7 +9,7 @@ from ..config import Config, redact_url, url_problem
 from ..engine.engine import Engine
 from ..engine.llama import ModelLoadError
 from ..load_progress import LoadProgress
-from ..model_files import ModelUnavailable, resolve_model_paths
+from ..model_files import ModelUnavailable, cache_dir, resolve_model_paths
 from .base import Backend
 from .fim_text import TemplateError
 from .health import Notify
@@ -24,6 +24,10 @@ REMOTE_KINDS: dict[str, type[RemoteBackend]] = {
     "openai": OpenAIBackend,
     "ollama": OllamaBackend,
 }
+
+
+COSTS_FILE = "batch-costs.json"
+"""In the cache folder: each model's batch costs as measured here (see engine/costs_store)."""
 
 
 class BackendConfigError(ValueError):
@@ -56,7 +60,7 @@ def open_backend(config: Config, settings: Callable[[], Config],
             target, draft = resolve_model_paths(replace(config, model=replace(
                 config.model, draft_path="none")), progress)
             draft_problem = f"draft model not used ({exc}); completing without a draft model"
-        engine = Engine(target, draft, config, progress)
+        engine = Engine(target, draft, config, progress, costs_file=cache_dir() / COSTS_FILE)
     except (ModelUnavailable, ModelLoadError, OSError, ValueError) as exc:
         message = str(exc)
         if "config" not in message:

@@ -55,6 +55,11 @@ class BatchCosts:
         ctx.seq_rm(seq_id, 0, -1)
         return cls(measured, prefill_token_ms)
 
+    @property
+    def measured(self) -> dict[int, float]:
+        """The calibrated table, before any rescaling by real decodes."""
+        return dict(self._ms)
+
     def _calibrated(self, size: int) -> float:
         sizes = list(self._ms)
         if size in self._ms:

@@ -10,7 +10,8 @@ from typing import Callable
 from ..config import Config
 from ..load_progress import LoadProgress, load_key
 from ..shared_types import PrefillResult, StopReason
-from .costs import BatchCosts
+from .costs import CALIBRATION_SIZES, BatchCosts
+from .costs_store import CostsStore, costs_key
 from .fim_template import FimTemplate
 from .generator import GenerateRequest, GenerateResult, Generator
 from .greedy_memory import GreedyMemory
@@ -51,11 +52,14 @@ class Engine:
     """Owns the llama.cpp models and contexts; use from one worker thread."""
 
     def __init__(self, model_path: Path, draft_path: Path | None, config: Config,
-                 progress: LoadProgress | None = None) -> None:
+                 progress: LoadProgress | None = None, costs_file: Path | None = None) -> None:
         """Load the models; ``progress`` hears each file's weights read as its ``load:<file>``
-        stage."""
+        stage; ``costs_file`` keeps the measured batch costs for the next load."""
         self.config = config
         self._progress = progress
+        self._costs_store = CostsStore(costs_file) if costs_file is not None else None
+        self.costs_from: dict[str, str] = {}
+        """Per model file name: whether its batch costs were "measured" or "stored"."""
         self.warnings: list[str] = []
         mc = config.model
         params = ModelParams(n_gpu_layers=mc.n_gpu_layers, use_mmap=mc.use_mmap,
@@ -67,7 +71,7 @@ class Engine:
                                    n_seq_max=mc.n_seq_max, n_threads=mc.n_threads)
         self.ctx = Context(self.model, ctx_params)
         # What verification batches cost here decides how much (if anything) to draft.
-        self.costs = BatchCosts.calibrate(self.ctx, 0, self.model.tokenize(" x")[-1])
+        self.costs = self._batch_costs(self.model, self.ctx, ctx_params, CALIBRATION_SIZES)
         cc = config.cache
         self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
                                  budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse,
@@ -111,7 +115,7 @@ class Engine:
             return None
         ctx = Context(model, ctx_params)
         # Only its single-token and prefill times are used (to weigh drafting against them).
-        costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1], sizes=(1, 2))
+        costs = self._batch_costs(model, ctx, ctx_params, (1, 2))
         cc = self.config.cache
         cache = PrefixCache(ctx, block_size=cc.block_size, budget_tokens=cc.kv_budget_tokens,
                             reuse=cc.reuse,
@@ -119,6 +123,19 @@ class Engine:
         return DraftModel(model, ctx, cache, self.config.speculative.p_min,
                           token_ms=costs.ms(1), prefill_token_ms=costs.prefill_token_ms,
                           max_k=self.config.speculative.max_draft)
+
+    def _batch_costs(self, model: Model, ctx: Context, ctx_params: ContextParams,
+                     sizes: tuple[int, ...]) -> BatchCosts:
+        """``model``'s batch costs as stored by an earlier load, else measured (and stored)."""
+        store = self._costs_store
+        key = costs_key(model.path, self.model_params, ctx_params, sizes) if store else ""
+        costs = store.get(key) if store else None
+        self.costs_from[model.path.name] = "measured" if costs is None else "stored"
+        if costs is None:
+            costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1], sizes=sizes)
+            if store:
+                store.put(key, costs)
+        return costs
 
     def _drafters(self) -> list[Drafter]:
         sc = self.config.speculative
@@ -222,6 +239,7 @@ class Engine:
             "extra_bufts": self.model_params.use_extra_bufts,
             "can_shift": self.ctx.can_shift,
             "batch_ms": self.costs.as_dict(),
+            "batch_costs": dict(self.costs_from),
             "draft": None if self.draft is None else str(self.draft.model.path),
             "draft_weights_bytes": 0 if self.draft is None else self.draft.model.size_bytes,
             "draft_kv_bytes": 0 if self.draft is None else (

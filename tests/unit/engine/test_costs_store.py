@@ -1,0 +1,57 @@
+"""Batch costs measured at one load are read back by the next on the same machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+from lsp_coder.config import Config
+from lsp_coder.engine.engine import Engine
+
+
+def load(model, draft, costs_file) -> dict:
+    engine = Engine(model, draft, Config(), costs_file=costs_file)
+    try:
+        return {"from": dict(engine.costs_from), "ms": engine.costs.measured,
+                "prefill": engine.costs.prefill_token_ms}
+    finally:
+        engine.close()
+
+
+def test_a_second_load_reads_the_costs_the_first_measured(tiny_qwen, tiny_qwen_other_seed,
+                                                           tmp_path):
+    costs_file = tmp_path / "cache" / "batch-costs.json"
+    first = load(tiny_qwen, tiny_qwen_other_seed, costs_file)
+    assert first["from"] == {tiny_qwen.name: "measured", tiny_qwen_other_seed.name: "measured"}
+    second = load(tiny_qwen, tiny_qwen_other_seed, costs_file)
+    assert second["from"] == {tiny_qwen.name: "stored", tiny_qwen_other_seed.name: "stored"}
+    assert second["ms"] == first["ms"] and second["prefill"] == first["prefill"]
+    assert not [p for p in costs_file.parent.iterdir() if p.name.startswith(".costs-")]
+
+
+def test_another_model_file_is_measured_anew(tiny_qwen, tmp_path):
+    costs_file = tmp_path / "batch-costs.json"
+    load(tiny_qwen, None, costs_file)
+    copy = tmp_path / "copy.gguf"
+    shutil.copyfile(tiny_qwen, copy)
+    assert load(copy, None, costs_file)["from"] == {"copy.gguf": "measured"}
+    os.utime(copy, ns=(1, 1))  # replaced in place: another modification time
+    assert load(copy, None, costs_file)["from"] == {"copy.gguf": "measured"}
+    assert load(copy, None, costs_file)["from"] == {"copy.gguf": "stored"}
+
+
+def test_a_damaged_or_unwritable_file_only_costs_a_measurement(tiny_qwen, tmp_path):
+    costs_file = tmp_path / "batch-costs.json"
+    load(tiny_qwen, None, costs_file)
+    data = json.loads(costs_file.read_text())
+    for entry in data.values():
+        entry["ms"] = {"1": -3}
+    costs_file.write_text(json.dumps(data))
+    assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "measured"}
+    costs_file.write_text("{not json")
+    assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "measured"}
+    blocked = tmp_path / "a-file" / "batch-costs.json"
+    blocked.parent.write_text("")  # its folder cannot be made
+    assert load(tiny_qwen, None, blocked)["from"] == {tiny_qwen.name: "measured"}
+    assert load(tiny_qwen, None, blocked)["from"] == {tiny_qwen.name: "measured"}
