@@ -141,6 +141,27 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     _cold_ms(p, "idle.cold_prompt_ms of every run (0: always the full prompt)")
     p.set_defaults(func=_crossfile)
 
+    p = sub.add_parser("first", parents=[common], help="the first answer in a long file opened"
+                       " N seconds before (crossfile's lines of the packages or folders given as"
+                       " FILES, default: " + " ".join(HELD_OUT_PACKAGES) + "), against the"
+                       " full prompt on the same lines")
+    p.add_argument("--cases", type=int, default=30, help="how many cases")
+    _seed(p)
+    p.add_argument("--per-file", type=int, default=2, help="at most this many cases from one"
+                   " file")
+    p.add_argument("--pauses", default="0,1,3,6",
+                   help="comma-separated seconds between opening the files and the request,"
+                        " a run each with the default settings")
+    p.add_argument("--min-prefix-chars", type=int, default=6000,
+                   help="only lines with at least this much text before the cursor")
+    p.add_argument("--tabs", type=int, default=2,
+                   help="other modules open besides the defining one")
+    p.add_argument("--highlight", action="store_true",
+                   help="report the cursor when the file opens (as VS Code does where the"
+                        " cursor rests)")
+    _cold_ms(p, "idle.cold_prompt_ms of the default runs (the reference always uses 0)")
+    p.set_defaults(func=_first)
+
     p = sub.add_parser("floor", parents=[common], help="mid-line spans of JavaScript, C and"
                        " Python files (or FILES): the same GGUF with a plain PSM prompt against"
                        " the server, exact match per language")
@@ -283,6 +304,18 @@ def _crossfile(args: argparse.Namespace) -> int:
     options = server_options(args, completion={"max_lines": 1},
                              idle={"cold_prompt_ms": args.cold_ms})
     asyncio.run(run_crossfile(args, options))
+    return 0
+
+
+def _first(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .first_answers import run_first
+    from .options import server_options
+
+    options = server_options(args, completion={"max_lines": 1},
+                             idle={"cold_prompt_ms": args.cold_ms})
+    asyncio.run(run_first(args, options))
     return 0
 
 
