@@ -159,6 +159,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--highlight", action="store_true",
                    help="report the cursor when the file opens (as VS Code does where the"
                         " cursor rests)")
+    p.add_argument("--variant", action="append", default=[],
+                   metavar="SECTION.KEY=VALUE[,...]",
+                   help="also runs with these settings after each pause (repeat for more)")
     _cold_ms(p, "idle.cold_prompt_ms of the default runs (the reference always uses 0)")
     p.set_defaults(func=_first)
 

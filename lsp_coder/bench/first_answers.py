@@ -10,6 +10,8 @@ case's file, waits N seconds and asks once. The runs are the product's settings 
 pause of ``--pauses`` and, as the reference, the full prompt (``idle.cold_prompt_ms = 0``) with
 no pause, on the same lines; it prints exact first lines, edit similarity and latency per run,
 each run's exact matches against the reference's, and writes the answers as JSON.
+``--variant`` adds runs with other settings after the same pauses: the curve of exact matches
+against latency that chooses the defaults.
 """
 
 from __future__ import annotations
@@ -24,16 +26,26 @@ from .commands import HELD_OUT_PACKAGES
 from .crossfile import ask, run_options, tabs_for
 from .crossfile_cases import resolve_source, select, source_cases
 from .crossfile_report import Answer, summarize, table
+from .options import parse_setting
 
 REFERENCE = "full prompt"
 """The reference run's name: ``idle.cold_prompt_ms = 0``, asked with no pause."""
 
 
-def plans(pauses_s: list[float], base: dict[str, Any]) -> dict[str, tuple[dict, float]]:
-    """Each run's initializationOptions and pause (seconds), the reference first."""
+def plans(pauses_s: list[float], base: dict[str, Any],
+          variants: list[str] = ()) -> dict[str, tuple[dict, float]]:
+    """Each run's initializationOptions and pause (seconds), the reference first: the
+    default settings after each pause, then each variant (``SECTION.KEY=VALUE`` settings
+    joined by ``,``) after each pause."""
     runs = {REFERENCE: (run_options("all+full", base), 0.0)}
-    for pause in pauses_s:
-        runs[f"default, {pause:g} s"] = (run_options("all", base), pause)
+    for variant in ("default", *variants):
+        options = run_options("all", base)
+        if variant != "default":
+            for setting in variant.split(","):
+                section, key, value = parse_setting(setting)
+                options.setdefault(section, {})[key] = value
+        for pause in pauses_s:
+            runs[f"{variant}, {pause:g} s"] = (options, pause)
     return runs
 
 
@@ -55,7 +67,7 @@ async def run_first(args: argparse.Namespace, base: dict[str, Any]) -> dict[str,
                             for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
                for name, s in sources.items()}
     tabs = [tabs_for(c, modules[c.source], args.tabs, args.seed) for c in cases]
-    runs = plans([float(p) for p in args.pauses.split(",") if p.strip()], base)
+    runs = plans([float(p) for p in args.pauses.split(",") if p.strip()], base, args.variant)
     print(f"bench first: {len(cases)} of {len(pool)} long-file cases from {', '.join(names)};"
           f" runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in runs}

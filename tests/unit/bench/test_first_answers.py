@@ -42,12 +42,15 @@ def test_first_answers_after_each_pause_against_the_full_prompt(tiny_qwen, tmp_p
     done = subprocess.run(
         [sys.executable, "-m", "lsp_coder", "bench", "first", str(package), "--model",
          str(tiny_qwen), "--draft", "none", "--cases", "2", "--per-file", "2",
-         "--pauses", "0,0.2", "--min-prefix-chars", str(min_chars), "--max-tokens", "4",
+         "--pauses", "0,0.2", "--variant", "idle.cold_prompt_tokens=64",
+         "--min-prefix-chars", str(min_chars), "--max-tokens", "4",
          "--out", str(out)],
         capture_output=True, text=True, timeout=600, env=server_env())
     assert done.returncode == 0, done.stderr[-2000:]
     raw = json.loads((out / "first.json").read_text())
-    assert list(raw["answers"]) == ["full prompt", "default, 0 s", "default, 0.2 s"]
+    assert list(raw["answers"]) == ["full prompt", "default, 0 s", "default, 0.2 s",
+                                    "idle.cold_prompt_tokens=64, 0 s",
+                                    "idle.cold_prompt_tokens=64, 0.2 s"]
     assert len(raw["cases"]) == 2
     assert all(case["offset"] >= min_chars for case in raw["cases"])
     assert all(len(run) == 2 for run in raw["answers"].values())
