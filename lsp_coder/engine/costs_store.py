@@ -5,7 +5,7 @@ CPU, paid again by every server start (and by the restart after a crash). The sh
 measures depends only on the model file, the llama.cpp build, the CPU and the context's
 batch and thread settings, so a table measured under the same ones is reused; real decodes
 still rescale it as a whole (``BatchCosts.observe``). A file that cannot be read or written
-only costs a calibration.
+only costs a calibration, and a table is measured again after a week.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import logging
 import os
 import platform
 import tempfile
+import time
 from dataclasses import astuple
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 
 KEPT_ENTRIES = 16
 """Tables kept in the file (the oldest written drops out first)."""
+
+MAX_AGE_S = 7 * 24 * 3600
+"""A table older than this is measured anew (one measured while the machine was busy does
+not stay for good)."""
 
 
 @lru_cache(maxsize=1)
@@ -71,9 +76,12 @@ class CostsStore:
         try:
             measured = {int(size): float(ms) for size, ms in entry["ms"].items()}
             prefill = float(entry["prefill_token_ms"])
+            age = time.time() - float(entry["measured_at"])
         except (TypeError, KeyError, ValueError, AttributeError):
             return None
         if not measured or min(measured.values()) <= 0 or prefill <= 0:
+            return None
+        if not 0 <= age < MAX_AGE_S:
             return None
         return BatchCosts(measured, prefill)
 
@@ -81,7 +89,7 @@ class CostsStore:
         data = self._read()
         data.pop(key, None)
         data[key] = {"ms": {str(k): v for k, v in costs.measured.items()},
-                     "prefill_token_ms": costs.prefill_token_ms}
+                     "prefill_token_ms": costs.prefill_token_ms, "measured_at": time.time()}
         while len(data) > KEPT_ENTRIES:
             data.pop(next(iter(data)))
         temp = None

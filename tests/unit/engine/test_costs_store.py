@@ -51,6 +51,11 @@ def test_a_damaged_or_unwritable_file_only_costs_a_measurement(tiny_qwen, tmp_pa
     assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "measured"}
     costs_file.write_text("{not json")
     assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "measured"}
+    data = json.loads(costs_file.read_text())
+    for entry in data.values():
+        entry["measured_at"] -= 8 * 24 * 3600  # measured over a week ago
+    costs_file.write_text(json.dumps(data))
+    assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "measured"}
     blocked = tmp_path / "a-file" / "batch-costs.json"
     blocked.parent.write_text("")  # its folder cannot be made
     assert load(tiny_qwen, None, blocked)["from"] == {tiny_qwen.name: "measured"}
