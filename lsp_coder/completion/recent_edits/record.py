@@ -130,9 +130,10 @@ class RecentEdits:
             elif first != last:
                 self._finish(uri, text())
             doc = self._documents.get(uri)
-            if doc is not None and first == last:
-                doc.typing, doc.text = first, text
-            self._documents.move_to_end(uri)
+            if doc is not None:
+                if first == last:
+                    doc.typing, doc.text = first, text
+                self._documents.move_to_end(uri)
 
     def saved(self, uri: str, text: str | None) -> None:
         """A document saved: its edit is finished (``text``: its content, when known)."""
@@ -254,9 +255,12 @@ class RecentEdits:
         self._bound()
 
     def _bound(self) -> None:
-        """Drop the least recently edited documents past the bounds."""
+        """Drop documents past the bounds: the least recently edited of those without hunks
+        first (they show nothing yet), then the least recently edited."""
         total = sum(doc.chars for doc in self._documents.values())
-        while self._documents and (len(self._documents) > TRACKED_DOCUMENTS_MAX
-                                   or total > TRACKED_CHARS_MAX):
-            _, doc = self._documents.popitem(last=False)
-            total -= doc.chars
+        order = [u for u, d in self._documents.items() if not d.hunks] + [
+            u for u, d in self._documents.items() if d.hunks]
+        for uri in order:
+            if len(self._documents) <= TRACKED_DOCUMENTS_MAX and total <= TRACKED_CHARS_MAX:
+                break
+            total -= self._documents.pop(uri).chars
