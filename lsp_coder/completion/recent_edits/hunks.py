@@ -18,6 +18,10 @@ DIFF_LINES_MAX = 2000
 CHANGED_LINES_MAX = 300
 """Hunks that change more lines than this in all are a wholesale change, not an edit."""
 
+HUNKS_MAX = 24
+"""More hunks than this in one document are not one edit either (and keep each diff cheap:
+the record then starts from the text before the last edit)."""
+
 CONTEXT_LINES = 3
 """Unchanged lines shown around a hunk (the region as it is now)."""
 
@@ -53,7 +57,7 @@ def diff_hunks(base: list[str], new: list[str]) -> list[tuple[int, int, tuple[st
                                                               tuple[str, ...]]] | None:
     """(start, end, old lines, new lines) per changed region of ``base`` -> ``new`` (lists of
     lines), in order; None when the change is too big to be an edit (see the module
-    docstring and ``CHANGED_LINES_MAX``)."""
+    docstring, ``CHANGED_LINES_MAX`` and ``HUNKS_MAX``)."""
     head = 0
     limit = min(len(base), len(new))
     while head < limit and base[head] == new[head]:
@@ -74,7 +78,7 @@ def diff_hunks(base: list[str], new: list[str]) -> list[tuple[int, int, tuple[st
         if tag == "equal":
             continue
         changed += max(i2 - i1, j2 - j1)
-        if changed > CHANGED_LINES_MAX:
+        if changed > CHANGED_LINES_MAX or len(out) >= HUNKS_MAX:
             return None
         out.append((head + j1, head + j2, tuple(old_mid[i1:i2]), tuple(new_mid[j1:j2])))
     return out

@@ -11,7 +11,8 @@ its own window shows.
 Bounds: at most ``TRACKED_DOCUMENTS_MAX`` documents and ``TRACKED_CHARS_MAX`` characters of
 their texts are kept (the least recently edited leave first); a document over
 ``DOCUMENT_CHARS_MAX`` or with a NUL character (binary) is not tracked; a change too big to
-be an edit (``hunks.diff_hunks``) starts the document's record again from its new text.
+be an edit (``hunks.diff_hunks``) starts the document's record again from its new text (and
+when only the edits since tracking began add up to one, from the text before the last edit).
 Nothing here logs document text.
 
 Threads: the events come from the event loop, ``entries`` from the worker; one lock.
@@ -237,12 +238,16 @@ class RecentEdits:
         if lines == doc.lines:
             return
         found = diff_hunks(doc.base, lines)
-        if found is None:  # not an edit: a formatter, a file replaced; from here on
-            doc.base, doc.lines, doc.hunks = lines, lines, []
-            doc.chars = 2 * sum(map(len, lines))
-            self._bound()
-            return
         before = {h.change: h.stamp for h in doc.hunks}
+        if found is None:  # too much changed since tracking began: this edit alone, if one
+            found = diff_hunks(doc.lines, lines)
+            before = {}
+            if found is None:  # not an edit: a formatter, a file replaced; from here on
+                doc.base, doc.lines, doc.hunks = lines, lines, []
+                doc.chars = 2 * sum(map(len, lines))
+                self._bound()
+                return
+            doc.base = doc.lines
         hunks = []
         for start, end, old, new in found:
             stamp = before.get((old, new))

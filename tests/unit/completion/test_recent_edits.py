@@ -162,6 +162,21 @@ def test_a_formatter_run_over_thousands_of_lines_starts_the_record_again_quickly
     assert "def f9_v3(x):" in body and "f7_v2" not in body
 
 
+def test_a_document_edited_all_over_for_long_keeps_showing_its_last_edit():
+    record = RecentEdits(clock=Clock())
+    big = "".join(f"def f{i}(x):\n    return x+{i}\n" for i in range(1000))
+    editor = Editor(record, A, big)
+    start = time.perf_counter()
+    for i in range(0, 1000, 2):  # 500 edits, one line each: past any diff of them all
+        editor.type(editor.text.index(f"def f{i}(") + len(f"def f{i}"), "_")
+        record.saved(A, editor.text)
+    assert time.perf_counter() - start < 10.0  # each diff stays small (it took 14 s)
+    rename(editor, "f999", "_v2")
+    record.saved(A, editor.text)
+    got = entries(record, max_hunks=2)
+    assert "def f999_v2(x):" in got[-1][1]
+
+
 def test_a_megabyte_paste_a_binary_or_a_huge_document_is_not_tracked():
     record = RecentEdits(clock=Clock())
     core = Editor(record, A, CORE)
