@@ -8,9 +8,11 @@ fresh workspace and server: the defining module is opened and the function renam
 defined, as a user types it (the cursor after its name, one ``didChange`` per key of a suffix
 from ``SUFFIXES``); then ``--tabs`` other modules open, then the case's file; after
 ``--open-pause-ms`` one inline completion is asked at the blanked line, whose answer is the
-line calling the new name. Two runs, the same cases: ``context.recent_edits`` off and on, both
-with the full prompt (``idle.cold_prompt_ms = 0``: the context's effect, not the cold
-prompt's). It prints exact first lines, edit similarity and the share naming the new name.
+line calling the new name (with ``--after-dot``: the line typed up to the module's dot, the
+rest of it the answer, so only the name and its arguments are asked). Two runs, the same
+cases: ``context.recent_edits`` off and on, both with the full prompt
+(``idle.cold_prompt_ms = 0``: the context's effect, not the cold prompt's). It prints exact
+first lines, edit similarity and the share naming the new name.
 """
 
 from __future__ import annotations
@@ -28,7 +30,15 @@ from typing import Any
 from ..client.session import Session
 from .commands import HELD_OUT_PACKAGES
 from .crossfile import tabs_for
-from .crossfile_cases import CrossCase, Source, make_workspace, resolve_source, select, source_cases
+from .crossfile_cases import (
+    CrossCase,
+    Source,
+    after_module_dot,
+    make_workspace,
+    resolve_source,
+    select,
+    source_cases,
+)
 from .crossfile_report import Answer, summarize, table
 from .scoring import edit_similarity, exact, uses_name
 
@@ -78,7 +88,8 @@ def rename_cases(source: Source, pool: list[CrossCase]) -> list[tuple[CrossCase,
 def renamed(case: CrossCase, def_offset: int, index: int) -> RenameCase:
     suffix = SUFFIXES[index % len(SUFFIXES)]
     new = case.name + suffix
-    expected = re.sub(rf"(?<=\.){re.escape(case.name)}(?=\()", new, case.expected, count=1)
+    expected = re.sub(rf"(?:(?<=\.)|^){re.escape(case.name)}(?=\()", new, case.expected,
+                      count=1)
     return RenameCase(case, new, expected, def_offset)
 
 
@@ -122,6 +133,10 @@ async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> di
     pool = []
     for source in sources.values():
         for case, offset in rename_cases(source, source_cases(source)):
+            if args.after_dot:
+                case = after_module_dot(case)
+                if case is None:
+                    continue
             fit[(case.source, case.path, case.line)] = offset
             pool.append(case)
     count = 30 if args.cases is None else args.cases

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from lsp_coder.bench.crossfile_cases import resolve_source, source_cases
+from lsp_coder.bench.crossfile_cases import after_module_dot, resolve_source, source_cases
 from lsp_coder.bench.recent_edits import rename_cases, renamed
 from tests.test_cli import run
 
@@ -39,6 +39,8 @@ def test_only_calls_through_the_module_that_name_the_function_once_are_rename_ca
     rename = renamed(case, offset, 1)
     assert rename.new_name == "scaled_checked"
     assert rename.expected == case.expected.replace("units.scaled(", "units.scaled_checked(")
+    typed = renamed(after_module_dot(case), offset, 1)  # --after-dot: the rest after "units."
+    assert typed.expected == rename.expected.split("units.", 1)[1]
 
 
 def test_the_recipe_runs_with_and_without_recent_edits_on_the_same_cases(tmp_path, tiny_qwen):
