@@ -63,6 +63,8 @@ class _Document:
     """When it last changed (``clock``)."""
     chars: int = 0
     """Characters of ``base`` and ``lines`` (for ``TRACKED_CHARS_MAX``)."""
+    saved: bool = True
+    """No change since it was opened or last saved (its edits outlive a close)."""
 
 
 def _document(lines: list[str], now: float) -> _Document:
@@ -125,7 +127,7 @@ class RecentEdits:
                 self._start(uri, text)
                 return
             paused = now - doc.last_change >= PAUSE_S
-            doc.last_change = now
+            doc.last_change, doc.saved = now, False
             if doc.typing is not None and (paused or first != last or first != doc.typing):
                 self._finish(uri, text())
             elif first != last:
@@ -146,11 +148,18 @@ class RecentEdits:
                 self._finish(uri, text)
             else:
                 self._finish_pending(uri)
+            doc = self._documents.get(uri)
+            if doc is not None:
+                doc.saved = True
 
     def closed(self, uri: str) -> None:
-        """A document closed: its finished edits stay (the user may use them elsewhere)."""
+        """A document closed: its edits stay when it was saved with them (the user may use
+        them elsewhere), and leave when not (the editor dropped them, or a half-typed line
+        would steer other files' suggestions)."""
         with self._lock:
-            self._finish_pending(uri)
+            doc = self._documents.get(uri)
+            if doc is not None and not doc.saved:
+                del self._documents[uri]
             if self._last_uri == uri:
                 self._last_uri = None
 

@@ -120,6 +120,19 @@ def test_an_undone_edit_leaves_the_record_and_a_save_finishes_one():
     assert "strict=True" in entries(record)[0][1]
 
 
+def test_a_document_closed_with_unsaved_edits_leaves_and_one_saved_stays():
+    record = RecentEdits(clock=Clock())
+    core = Editor(record, A, CORE)
+    core.type(len(core.text), "    ret")  # half typed, then closed without saving
+    record.closed(A)
+    assert entries(record) == ()
+    core = Editor(record, A, CORE)
+    rename(core, "load_config", "_v2")
+    record.saved(A, core.text)
+    record.closed(A)
+    assert "def load_config_v2(" in entries(record)[0][1]
+
+
 def test_the_open_documents_own_hunks_in_its_window_are_not_repeated():
     record = RecentEdits(clock=Clock())
     core = Editor(record, A, CORE)
