@@ -177,6 +177,13 @@ class ContextConfig:
     """Files that never reach the model, as gitignore patterns matched against paths relative
     to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
     are honored too); an excluded open document gets no completion."""
+    recent_edits: bool = True
+    """The user's last finished edits (a save, typing leaving the line, a pause, another
+    document), each changed region as it is now, after the other files' section."""
+    recent_edits_max: int = _ranged(8, 1, 64)
+    """Most changed regions shown (the newest)."""
+    recent_edits_tokens: int = _ranged(384, 0, 8192)
+    """Tokens of recent edits, on top of ``budget_tokens``; 0: none."""
     ignore_files: bool = True
     """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:
     only ``exclude`` and the files that hold secrets keep files from the model; the workspace

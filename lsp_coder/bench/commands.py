@@ -139,6 +139,10 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         " file, as VS Code does where the cursor rests (idle work then reads"
                         " the prompt there during the pause)")
     _cold_ms(p, "idle.cold_prompt_ms of every run (0: always the full prompt)")
+    p.add_argument("--recent-edits", action="store_true",
+                   help="the recent-edits recipe instead: a function renamed in its module as"
+                        " a user types it, then a line calling it in another file completed;"
+                        " context.recent_edits off against on (bench/recent_edits.py)")
     p.set_defaults(func=_crossfile)
 
     p = sub.add_parser("first", parents=[common], help="the first answer in a long file opened"
@@ -306,6 +310,11 @@ def _crossfile(args: argparse.Namespace) -> int:
     # One line is scored: stop there. The product's short prompt for a cold cache.
     options = server_options(args, completion={"max_lines": 1},
                              idle={"cold_prompt_ms": args.cold_ms})
+    if args.recent_edits:
+        from .recent_edits import run_recent_edits
+
+        asyncio.run(run_recent_edits(args, options))
+        return 0
     asyncio.run(run_crossfile(args, options))
     return 0
 

@@ -1,9 +1,10 @@
 """The pieces of one request's prompt, gathered for the budget the backend picks.
 
 The service names the sources (the document around the cursor, the open file's import lines,
-the other files' section); the backend decides the budget (the settings', scaled to a local KV
-cache) and fits what is gathered to it exactly, in one place per backend. A source gathers by
-an estimate (``CHARS_PER_TOKEN``) only so that no more text than can fit is read.
+the other files' section, the user's recent edits); the backend decides the budget (the
+settings', scaled to a local KV cache) and fits what is gathered to it exactly, in one place
+per backend. A source gathers by an estimate (``CHARS_PER_TOKEN``) only so that no more text
+than can fit is read.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from dataclasses import replace
 
 from ..config import Config
 from ..shared_types import PromptBudget, PromptParts
-from .context import split_document
+from .context import CHARS_PER_TOKEN, split_document
+from .recent_edits import RecentEdits
 from .records import CompletionRequest
 from .related import RelatedContext
 from .related.import_head import import_head
@@ -23,21 +25,38 @@ def settings_budget(config: Config) -> PromptBudget:
     """The prompt's token budgets as the settings give them."""
     cc = config.completion
     return PromptBudget(prefix=cc.prefix_tokens, suffix=cc.suffix_tokens,
-                        extra=config.context.budget_tokens)
+                        extra=config.context.budget_tokens + edits_tokens(config))
+
+
+def edits_tokens(config: Config) -> int:
+    """The settings' tokens for recent edits (0 when they are off)."""
+    context = config.context
+    return context.recent_edits_tokens if context.recent_edits else 0
+
+
+def split_extra(extra: int, config: Config) -> tuple[int, int]:
+    """(the other files' section, recent edits) shares of ``extra`` other-files tokens, in the
+    settings' proportion (a backend may have scaled ``extra`` down)."""
+    edits = edits_tokens(config)
+    total = config.context.budget_tokens + edits
+    share = extra * edits // total if total > 0 else 0
+    return extra - share, share
 
 
 class DocumentSources:
     """What a request at ``req`` can show the model (a ``PromptSources``; worker thread).
 
     ``record``: the other files' section is remembered as the document's (False for a preview
-    by idle work, see ``RelatedContext.section``).
+    by idle work, see ``RelatedContext.section``). ``edits``: the session's recent edits
+    (none: not shown).
     """
 
     def __init__(self, req: CompletionRequest, config: Config, related: RelatedContext,
-                 record: bool = True) -> None:
+                 record: bool = True, edits: RecentEdits | None = None) -> None:
         self._req = req
         self._config = config
         self._related = related
+        self._edits = edits
         self._record = record
         self._last: tuple[PromptBudget, PromptParts] | None = None
 
@@ -55,8 +74,27 @@ class DocumentSources:
             start = req.offset - len(parts.line_prefix) - len(parts.recent) - len(parts.above)
             parts = replace(parts, imports=import_head(req.text, start, uri_to_path(req.uri),
                                                        req.language_id))
-        section = self._related.section(req.uri, req.text, req.offset, budget.extra, config,
+        section_tokens, edit_tokens = split_extra(budget.extra, config)
+        section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
                                         record=self._record, window_lines=window)
-        parts = replace(parts, extra=section.entries, repo=section.repo, path=section.path)
+        edits = self._recent_edits(window, edit_tokens)
+        repo, path = section.repo, section.path
+        if edits and not section.entries:
+            repo, path = self._related.place(req.uri)
+        # Edits go last, nearest the open file: the section before them stays cached when
+        # an edit elsewhere finishes, and the model reads the newest code nearest its own.
+        parts = replace(parts, extra=section.entries + edits, repo=repo, path=path)
         self._last = (budget, parts)
         return parts
+
+    def _recent_edits(self, window: tuple[int, int], tokens: int) -> tuple[tuple[str, str], ...]:
+        """The file entries of the session's recent edits within ``tokens`` (none of the
+        open document's lines ``window`` around the cursor shows)."""
+        if self._edits is None or tokens <= 0 or not self._config.context.recent_edits:
+            return ()
+        req, related = self._req, self._related
+        line = req.text.count("\n", 0, req.offset)
+        return self._edits.entries(
+            req.uri, (line - window[0], line + window[1]),
+            self._config.context.recent_edits_max, tokens * CHARS_PER_TOKEN,
+            shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri)

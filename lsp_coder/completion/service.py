@@ -27,6 +27,7 @@ from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .prompt_sources import DocumentSources, settings_budget
+from .recent_edits import RecentEdits
 from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
 from .related.text import uri_to_path
@@ -56,6 +57,8 @@ class CompletionService:
         self.suggestions = SuggestionCache()
         self.related = RelatedContext()
         """Other files' code for the prompt: open documents, the workspace, definitions."""
+        self.edits = RecentEdits()
+        """The user's last finished edits, shown after the other files' section."""
         self._cold: set[str] = set()
         """Documents whose last request was answered from the short prompt for a cold cache
         (idle work then fills their full prompt)."""
@@ -133,12 +136,14 @@ class CompletionService:
         """The editor session ended: its workspace index stops (the backend stays: other
         sessions may share it)."""
         self.related.close()
+        self.edits.clear()
 
     def forget(self, uri: str) -> None:
         """A document closed: drop its suggestions, its place in the extra context and the
         start of its short window."""
         self.suggestions.forget(uri)
         self.related.closed(uri)
+        self.edits.closed(uri)
         self._cold.discard(uri)
         backend = self.backend
         if backend is not None:
@@ -152,11 +157,21 @@ class CompletionService:
 
     def document_opened(self, uri: str, text: str) -> None:
         """A document opened: its code may be shown in other documents' prompts."""
-        self.related.opened(uri, one_line_end(text))
+        text = one_line_end(text)
+        self.related.opened(uri, text)
+        self.edits.opened(uri, text)
+
+    def document_changed(self, uri: str, first: int, last: int, text: Callable[[], str]) -> None:
+        """A document changed in lines ``first`` to ``last`` (as they are now; they differ for
+        a change across lines); ``text`` reads its text (``one_line_end``'s), called only when
+        the change finishes an edit (see ``RecentEdits``). Cheap: called for every key."""
+        self.edits.changed(uri, first, last, text)
 
     def document_saved(self, uri: str, text: str | None) -> None:
         """A document saved (``text``: its content, when known)."""
-        self.related.saved(uri, None if text is None else one_line_end(text))
+        text = None if text is None else one_line_end(text)
+        self.related.saved(uri, text)
+        self.edits.saved(uri, text)
 
     def files_changed(self, uris: list[str]) -> None:
         """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
@@ -319,7 +334,8 @@ class CompletionService:
         rule, callbacks and drafts; see ``FimQuery``). ``preview``: the visit is not recorded
         in the other-files context."""
         cc = self.config.completion
-        sources = DocumentSources(req, self.config, self.related, record=not preview)
+        sources = DocumentSources(req, self.config, self.related, record=not preview,
+                                  edits=self.edits)
         return FimQuery(uri=req.uri, sources=sources, budget=settings_budget(self.config),
                         max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed,
                         **how)

@@ -20,6 +20,7 @@ from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import Config, ConfigError, absolute_paths, apply, model_key, settings_layer
 from ..load_progress import LoadProgress
+from .changed_lines import changed_lines
 from .health import register_health_commands
 from .highlights import word_highlights
 from .host import EngineHost, ModelSlot
@@ -297,6 +298,13 @@ def build_server(host: EngineHost, base_config: Config, startup_problem: str | N
         doc = params.text_document
         ls.service.document_opened(doc.uri, doc.text)
         ls.scheduler.opened(doc.uri, Path(to_fs_path(doc.uri) or doc.uri).name, doc.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LspCoderServer, params: types.DidChangeTextDocumentParams) -> None:
+        doc = ls.protocol.documents.get(params.text_document.uri)
+        if doc is not None:
+            first, last = changed_lines(params.content_changes)
+            ls.service.document_changed(doc.uri, first, last, lambda: doc.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LspCoderServer, params: types.DidSaveTextDocumentParams) -> None:

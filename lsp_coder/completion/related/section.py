@@ -200,6 +200,17 @@ class RelatedContext:
         if self._index is not None:
             self._index.close()
 
+    def place(self, uri: str) -> tuple[str, str]:
+        """(the workspace folder's name or "", the path a prompt writes) of document ``uri``."""
+        with self._lock:
+            roots = self._roots
+        path = uri_to_path(uri)
+        shown = (display_path(path, roots) if path is not None
+                 else one_line(uri.rsplit("/", 1)[-1]))
+        repo = next((one_line(r.name) for r in roots
+                     if path is not None and path.is_relative_to(r)), "")
+        return repo, shown
+
     @property
     def index(self) -> WorkspaceIndex | None:
         """The workspace index (None before folders were set with indexing on)."""
