@@ -177,6 +177,10 @@ class ContextConfig:
     """Files that never reach the model, as gitignore patterns matched against paths relative
     to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
     are honored too); an excluded open document gets no completion."""
+    pinned: list[str] = field(default_factory=list)
+    """Code always put first in the other files' section, each entry a path to show, a newline,
+    then the text; it counts against ``budget_tokens`` before the sources (``bench crossfile``'s
+    ``+oracle`` runs put the true definition of the line's name here)."""
     ignore_files: bool = True
     """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:
     only ``exclude`` and the files that hold secrets keep files from the model; the workspace

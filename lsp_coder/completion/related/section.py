@@ -65,6 +65,16 @@ class Section:
     """The open file's path, written before it when ``entries`` is not empty."""
 
 
+def pinned_entries(pinned: list[str]) -> tuple[tuple[str, str], ...]:
+    """``context.pinned`` as (path, text) entries: each entry's first line is the path."""
+    out = []
+    for entry in pinned:
+        path, _, text = entry.partition("\n")
+        if path.strip() and text.strip():
+            out.append((one_line(path.strip()), text))
+    return tuple(out)
+
+
 class RelatedContext:
     """Tracks open documents and the workspace, and builds each request's section.
 
@@ -227,8 +237,9 @@ class RelatedContext:
         here).
         """
         cc = config.context
-        budget = budget_tokens * CHARS_PER_TOKEN
-        if budget <= 0 or not (cc.definitions or cc.open_files):
+        pinned = pinned_entries(cc.pinned)
+        budget = budget_tokens * CHARS_PER_TOKEN - sum(len(t) for _p, t in pinned)
+        if (budget <= 0 or not (cc.definitions or cc.open_files)) and not pinned:
             return Section()
         self._exclude(config)
         with self._lock:
@@ -246,7 +257,7 @@ class RelatedContext:
         line = text.count("\n", 0, offset)
         items: list[Item] = []
         outlines: list[Item] = []
-        if cc.definitions:
+        if cc.definitions and budget > 0:
             with self._lock:
                 files = self._files_generation
             found = self._definitions.items(text, lines_above(text, offset),
@@ -254,7 +265,7 @@ class RelatedContext:
                                             cc.max_file_bytes, self._index, files)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]
-        if cc.open_files:
+        if cc.open_files and budget > 0:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
                                          generation, window_lines, cc.max_file_bytes,
                                          cc.workspace)
@@ -278,9 +289,9 @@ class RelatedContext:
         if record:
             with self._lock:
                 self._sections[uri] = chosen
-        if not chosen:
+        if not chosen and not pinned:
             return Section()
-        entries: OrderedDict[str, list[str]] = OrderedDict()
+        entries: OrderedDict[str, list[str]] = OrderedDict((p, [t]) for p, t in pinned)
         for item in chosen:
             entries.setdefault(item.path, []).append(item.text)
         repo = next((one_line(r.name) for r in roots
