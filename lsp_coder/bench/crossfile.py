@@ -201,7 +201,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
     oracles = {name for name in runs if "oracle" in name.split("+")[1:]}
     plans = {name: run_options(name, base) for name in runs}
-    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)}"
+    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {_listed(names)}"
           f"{f' ({kept})' if kept else ''}; runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in plans}
     args.out.mkdir(parents=True, exist_ok=True)
@@ -227,6 +227,15 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
         print(f"plot: {png}")
     print(f"raw numbers: {args.out / 'crossfile.json'}")
     return summaries
+
+
+def _listed(names: list[str], shown: int = 12) -> str:
+    """The sources' names, the npm packages counted when there are many."""
+    npm = [n for n in names if n.startswith("npm:")]
+    if len(names) <= shown or not npm:
+        return ", ".join(names)
+    return ", ".join([n for n in names if not n.startswith("npm:")]
+                     + [f"{len(npm)} npm packages ({', '.join(npm[:3])}, ...)"])
 
 
 def select_by_family(pool: list[CrossCase], count: int, seed: int,

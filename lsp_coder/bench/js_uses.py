@@ -13,6 +13,7 @@ is such a use; a name the file binds again (a parameter, a local variable) gives
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from ..completion.related import js_imports, tags
@@ -108,10 +109,9 @@ def file_cases(source: Source, path: Path, known: set[Path],
         if local not in targets or local in rebound:
             continue
         target, exported = targets[local]
-        use = _use(node, local, exported, target)
-        if use is None:
+        name = _use(node, local, exported, target)
+        if name is None:
             continue
-        name, first = use
         row = node.start_point[0]
         if row in seen_lines:
             continue
@@ -127,7 +127,7 @@ def file_cases(source: Source, path: Path, known: set[Path],
         expected = body.strip()
         if not LINE_CHARS[0] <= len(expected) <= LINE_CHARS[1]:
             continue
-        column = len(body.encode()[: first.start_point[1]].decode(errors="replace"))
+        column = len(body.encode()[: node.start_point[1]].decode(errors="replace"))
         buffer = "\n".join([*lines[:row], indent + line[len(body):], *lines[row + 1:]])
         cases.append(CrossCase(
             source=source.name, path=_place(source, path), line=row, text=buffer,
@@ -176,35 +176,38 @@ def _rebound(root, names: set[str]) -> set[str]:
     return out
 
 
-def _use(node, local: str, exported: str, target: Path):
-    """(the name used, the node where the cross-file name starts) for an identifier bound by
-    an import, or None: ``x`` bound by name, ``y.name`` through a module imported whole."""
+def _use(node, local: str, exported: str, target: Path) -> str | None:
+    """The name an identifier bound by an import uses from the other file, or None: ``x``
+    bound by name (its exported name), ``y.name`` through a module imported whole."""
     parent = node.parent
     if parent is None or parent.type in js_imports.STATEMENTS or parent.type in (
             "import_specifier", "namespace_import", "import_clause"):
         return None
     if exported not in (js_imports.NAMESPACE, js_imports.DEFAULT):
-        return exported, node
+        return exported
     if exported == js_imports.DEFAULT:
-        return local, node
+        return local
     if parent.type != "member_expression" or parent.child_by_field_name("object") != node:
         return None
     prop = parent.child_by_field_name("property")
     if prop is None:
         return None
     name = prop.text.decode("utf-8", "replace")
-    if not _mentions(target, name):
-        return None
-    return name, node
+    return name if _mentions(target, name) else None
 
 
 def _mentions(target: Path, name: str) -> bool:
     """``target`` names ``name`` as a whole word (what a module imported whole offers)."""
+    return name in _words(target)
+
+
+@lru_cache(maxsize=64)
+def _words(path: Path) -> frozenset[str]:
     try:
-        text = target.read_text(encoding="utf-8", errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return False
-    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
+        return frozenset()
+    return frozenset(re.findall(r"[\w$]+", text))
 
 
 def _in_function(node) -> bool:
