@@ -132,7 +132,11 @@ def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[s
     candidates = function_lines(tree, lines)
     cases = []
     seen: set[tuple[str, str]] = set()
-    for key, node in name_uses(tree, imports, defined):
+    uses = name_uses(tree, imports, defined)
+    first_column: dict[int, int] = {}  # line -> where its first cross-file name starts
+    for _key, node in uses:
+        first_column.setdefault(node.lineno, node.col_offset)
+    for key, node in uses:
         if first_use and key in seen:
             continue
         seen.add(key)
@@ -152,7 +156,7 @@ def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[s
         buffer = text[:start] + indent + newline + text[start + len(line):]
         defining = paths[defining_module]
         # ast's columns count UTF-8 bytes
-        use_at = len(body.encode()[: node.col_offset].decode()) - len(indent)
+        use_at = len(body.encode()[: first_column[lineno]].decode()) - len(indent)
         cases.append(CrossCase(
             source=source.name, path=_workspace_path(source, path), line=lineno - 1,
             text=buffer, offset=start + len(indent), expected=expected, name=name,

@@ -202,3 +202,16 @@ def test_the_npm_packages_of_this_machine_give_cases():
     assert drawn, "none of the first 40 npm packages found gave a case"
     assert all(c.expected.strip() and c.language in ("javascript", "typescript")
                for c in drawn)
+
+
+def test_with_first_use_the_cursor_still_goes_before_the_lines_first_cross_file_name(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("def scale(v, f):\n    return v * f\n\n\nLIMIT = 3\n")
+    (pkg / "main.py").write_text("from .helpers import scale, LIMIT\n\n\ndef f(x):\n"
+                                 "    z = scale(x, 2)\n    return scale(z, LIMIT)\n")
+    [first, second] = cases(resolve(str(pkg)), first_use=True)
+    assert (first.name, before_name(first).expected) == ("scale", "scale(x, 2)")
+    # the second line's first use is LIMIT, but scale comes first on it
+    assert (second.name, before_name(second).expected) == ("LIMIT", "scale(z, LIMIT)")
