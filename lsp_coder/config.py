@@ -179,7 +179,8 @@ class ContextConfig:
     are honored too); an excluded open document gets no completion."""
     pinned: list[str] = field(default_factory=list)
     """Code always put first in the other files' section, each entry a path to show, a newline,
-    then the text; it counts against ``budget_tokens`` before the sources (``bench crossfile``'s
+    then the text, never cut; it counts against ``budget_tokens`` (2 characters a token) before
+    the sources (``bench crossfile``'s
     ``+oracle`` runs put the true definition of the line's name here)."""
     ignore_files: bool = True
     """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:

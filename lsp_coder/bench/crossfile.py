@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
-from ..completion.context import CHARS_PER_TOKEN
+from ..completion.related.section import pinned_tokens
 from ..completion.related.tags import language_of
 from ..config import ContextConfig
 from .commands import CROSSFILE_SOURCES
@@ -108,15 +108,15 @@ def tabs_for(case: CrossCase, modules: list[str], count: int, seed: int) -> list
 
 def with_oracle(options: dict[str, Any], case: CrossCase, root: Path) -> dict[str, Any]:
     """``options`` with the true definition of the case's name (from the workspace ``root``)
-    pinned first in the section, and the section's budget raised by its size, so the sources
-    keep the budget they had: the oracle is added to what the run ships, not put in its
-    place. Unchanged when the definition is not found."""
+    pinned first in the section, and the section's budget raised by what it counts against it
+    (``pinned_tokens``), so the sources keep the budget they had: the oracle is added to what
+    the run ships, not put in its place. Unchanged when the definition is not found."""
     text = oracle(root, case)
     if not text:
         return options
     context = dict(options.get("context", {}))
     budget = context.get("budget_tokens", ContextConfig().budget_tokens)
-    context["budget_tokens"] = budget + -(-len(text) // CHARS_PER_TOKEN)
+    context["budget_tokens"] = budget + pinned_tokens(((case.defined_in, text),))
     context["pinned"] = [f"{case.defined_in}\n{text}"]
     return {**options, "context": context}
 

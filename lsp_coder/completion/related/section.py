@@ -65,8 +65,19 @@ class Section:
     """The open file's path, written before it when ``entries`` is not empty."""
 
 
+PINNED_CHARS_PER_TOKEN = 2
+"""Pinned code is never cut: it counts against the budget at this many characters a token,
+fewer than code takes, so that the prompt's real tokens hold it whole (the sources give way)."""
+
+
+def pinned_tokens(entries: tuple[tuple[str, str], ...]) -> int:
+    """What pinned entries (path and text) count against ``context.budget_tokens``."""
+    return -(-sum(len(p) + len(t) for p, t in entries) // PINNED_CHARS_PER_TOKEN)
+
+
 def pinned_entries(pinned: list[str]) -> tuple[tuple[str, str], ...]:
-    """``context.pinned`` as (path, text) entries: each entry's first line is the path."""
+    """``context.pinned`` as (path, text) entries: each entry's first line is the path (one
+    without a path or a text is left out)."""
     out = []
     for entry in pinned:
         path, _, text = entry.partition("\n")
@@ -238,7 +249,7 @@ class RelatedContext:
         """
         cc = config.context
         pinned = pinned_entries(cc.pinned)
-        budget = budget_tokens * CHARS_PER_TOKEN - sum(len(t) for _p, t in pinned)
+        budget = (budget_tokens - pinned_tokens(pinned)) * CHARS_PER_TOKEN
         if (budget <= 0 or not (cc.definitions or cc.open_files)) and not pinned:
             return Section()
         self._exclude(config)

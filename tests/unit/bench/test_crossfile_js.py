@@ -135,7 +135,8 @@ def test_the_oracle_is_the_defining_files_definition(tmp_path):
     options = with_oracle(run_options("all", {}), got[("calc/lib/main.js",
                                                        "return util.LIMIT + z")], root)
     assert options["context"]["pinned"] == ["calc/lib/util.js\nconst LIMIT = 3\n"]
-    assert options["context"]["budget_tokens"] == 512 + 6  # 16 characters, 3 a token
+    # 16 + 16 characters (path and text), 2 a token: the sources keep their 512
+    assert options["context"]["budget_tokens"] == 512 + 16
     assert run_options("all+oracle", {}) == run_options("all", {})  # the oracle is per case
 
 
