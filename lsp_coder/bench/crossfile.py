@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import random
 import tempfile
@@ -241,12 +242,14 @@ def _listed(names: list[str], shown: int = 12) -> str:
 def select_by_family(pool: list[CrossCase], count: int, seed: int,
                      per_file: int) -> list[CrossCase]:
     """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;
-    JavaScript and TypeScript together), Python first."""
+    JavaScript and TypeScript together), the families in turn (Python first), so a run
+    stopped early has cases of each."""
     families: dict[str, list[CrossCase]] = {}
     for case in pool:
         families.setdefault("python" if case.language == "python" else "js", []).append(case)
-    return [c for family in sorted(families, key=lambda f: f != "python")
-            for c in select(families[family], count, seed, per_file)]
+    drawn = [select(families[f], count, seed, per_file)
+             for f in sorted(families, key=lambda f: f != "python")]
+    return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]
 
 
 async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],
