@@ -127,6 +127,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=("report", "tune"), default="report",
                    help="without FILES, the packages reported on (default) or those to tune"
                         " on: tune on some packages, report on others (see docs/benchmarks.md)")
+    p.add_argument("--summarize", type=Path, default=None, metavar="JSON",
+                   help="print the tables of an earlier run's crossfile.json (one stopped"
+                        " early: the cases every run answered) and run nothing")
     p.add_argument("--filter-model", default="", metavar="GGUF",
                    help="keep only cases this model (draft: the embedded draft) does not get"
                         " exactly with the file alone and the full prompt, as CrossCodeEval"
@@ -284,6 +287,13 @@ def _editors(args: argparse.Namespace) -> int:
 def _crossfile(args: argparse.Namespace) -> int:
     import asyncio
 
+    if args.summarize is not None:
+        import json
+
+        from .crossfile_report import report_json
+
+        print(report_json(json.loads(args.summarize.read_text())))
+        return 0
     from .crossfile import run_crossfile
     from .options import server_options
 

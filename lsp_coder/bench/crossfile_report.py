@@ -159,3 +159,21 @@ def _cell(interval: Interval, signed: bool = False, ratio: bool = False) -> str:
     low = "?" if math.isnan(interval.low) else f"{interval.low:{sign}.{digits}f}"
     high = "?" if math.isnan(interval.high) else f"{interval.high:{sign}.{digits}f}"
     return f"{interval.value:{sign}.{digits}f} [{low}, {high}]"
+
+
+def report_json(raw: dict) -> str:
+    """The tables of a run's ``crossfile.json`` (one stopped early: the cases every run
+    answered), identifier match scored again from the suggestions (a JSON older than it)."""
+    from .scoring import identifier_match
+
+    answers = {name: [Answer(**a) for a in run] for name, run in raw["answers"].items()}
+    done = min((len(run) for run in answers.values()), default=0)
+    cases = raw["cases"][:done]
+    languages = [c.get("language", "python") for c in cases]
+    for run in answers.values():
+        del run[done:]
+        for answer, case, language in zip(run, cases, languages):
+            answer.identifier_exact, answer.identifier_f1 = identifier_match(
+                answer.suggestion, case["expected"], language)
+    summaries = {name: summarize(run) for name, run in answers.items()}
+    return f"{table(summaries)}\n\n{language_tables(languages, answers)}"
