@@ -226,7 +226,7 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     assert out.count("\n  all+oracle vs in-file: exact ") == 2 and "; exact x" in out
     raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
     assert [c["expected"][:8] for c in raw["cases"]] == ["scaled(s"] * 4
-    assert [c["language"] for c in raw["cases"]] == ["python"] * 2 + ["typescript"] * 2
+    assert [c["language"] for c in raw["cases"]] == ["python", "typescript"] * 2
     for plain, pinned in zip(raw["answers"]["all"], raw["answers"]["all+oracle"]):
         assert pinned["prompt_tokens"] > plain["prompt_tokens"] > 0
         assert 0 <= pinned["identifier_f1"] <= 100
