@@ -126,11 +126,11 @@ def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> s
             continue
         out.append(f"{language}, {len(picked)} cases (95 % intervals, paired bootstrap over"
                    " cases)")
-        out.append(f"{'run':<22}" + "".join(f"{head:>20}" for head, _f, _s in METRICS))
+        out.append(f"{'run':<22}" + "".join(f"{head:>22}" for head, _f, _s in METRICS))
         for name, run in runs.items():
             cells = [paired(*[_values(run, field, scale)] * 2).base
                      for _h, field, scale in METRICS]
-            out.append(f"{name:<22}" + "".join(f"{_cell(c):>20}" for c in cells))
+            out.append(f"{name:<22}" + "".join(f"{_cell(c):>22}" for c in cells))
         for name, run in runs.items():
             base_name = in_file_run(name, {n: {} for n in runs})
             if base_name is None:
