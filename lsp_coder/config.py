@@ -184,6 +184,11 @@ class ContextConfig:
     """Most changed regions shown (the newest)."""
     recent_edits_tokens: int = _ranged(384, 0, 8192)
     """Tokens of recent edits, on top of ``budget_tokens``; 0: none."""
+    pinned: list[str] = field(default_factory=list)
+    """Code always put first in the other files' section, each entry a path to show, a newline,
+    then the text, never cut; it counts against ``budget_tokens`` (2 characters a token) before
+    the sources (``bench crossfile``'s
+    ``+oracle`` runs put the true definition of the line's name here)."""
     ignore_files: bool = True
     """Honor ``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore`` as exclusions (off:
     only ``exclude`` and the files that hold secrets keep files from the model; the workspace

@@ -198,6 +198,40 @@ def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tin
     assert "total = scaled(side * h, 0)" in (pkg / "shape0.py").read_text()
 
 
+def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(tmp_path,
+                                                                                tiny_qwen):
+    """--recipe cceval on a Python and a TypeScript package: per-language tables with
+    identifier match and paired intervals; +oracle pins the definition on top of the
+    section (a longer prompt than the same run without it)."""
+    pkg = _package(tmp_path)
+    web = tmp_path / "web"
+    (web / "src").mkdir(parents=True)
+    (web / "package.json").write_text('{"name": "web"}')
+    (web / "src" / "units.ts").write_text(
+        "export function scaled(value: number, factor: number): number {\n"
+        "  return value * factor\n}\n")
+    for i in range(3):
+        (web / "src" / f"shape{i}.ts").write_text(
+            f"import {{ scaled }} from './units'\n\nexport function area{i}(w: number) {{\n"
+            f"  const side = w + {i}\n  const total = scaled(side, {i})\n  return total\n}}\n")
+    result = run("bench", "crossfile", str(pkg), str(web), "--recipe", "cceval", "--cases", "2",
+                 "--sources", "in-file,all,all+oracle", "--open-pause-ms", "0", "--alone",
+                 "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
+                 "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "python, 2 cases (95 % intervals" in out and "typescript, 2 cases" in out
+    for head in ("exact", "edit sim", "id exact", "id F1", "names it"):
+        assert head in out.split("python, 2 cases", 1)[1]
+    assert out.count("\n  all+oracle vs in-file: exact ") == 2 and "; exact x" in out
+    raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
+    assert [c["expected"][:8] for c in raw["cases"]] == ["scaled(s"] * 4
+    assert [c["language"] for c in raw["cases"]] == ["python", "typescript"] * 2
+    for plain, pinned in zip(raw["answers"]["all"], raw["answers"]["all+oracle"]):
+        assert pinned["prompt_tokens"] > plain["prompt_tokens"] > 0
+        assert 0 <= pinned["identifier_f1"] <= 100
+
+
 @pytest.mark.real_model
 def test_bench_crossfile_filter_keeps_the_cases_the_filter_model_misses(tmp_path, tiny_qwen,
                                                                         real_small_model):

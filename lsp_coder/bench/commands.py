@@ -97,8 +97,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                    help="then two editors typing in the same file, each in its own window")
     p.set_defaults(func=_editors)
 
-    p = sub.add_parser("crossfile", parents=[common], help="blank lines that use a name from a"
-                       " sibling module of the packages or folders given as FILES (default: "
+    p = sub.add_parser("crossfile", parents=[common], help="lines that use a name from a"
+                       " sibling module of the packages or folders given as FILES (npm:NAME for"
+                       " an npm package; default: the report side of the split, Python: "
                        + " ".join(HELD_OUT_PACKAGES) + ") and compare the [context] sources")
     p.add_argument("--cases", type=int, default=None,
                    help="how many cases (default 30; with --cases-from, all of that run's)")
@@ -113,9 +114,22 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
-    p.add_argument("--after-dot", action="store_true",
-                   help="only lines that reach the name through its module (other.name): the"
-                        " line typed up to the dot, completed from there")
+    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval"), default="blank",
+                   help="blank: the line blanked, the cursor after its indentation (default);"
+                        " after-dot: only lines that reach the name through its module"
+                        " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
+                        " typed up to its first cross-file name, the rest of it the answer")
+    p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
+    p.add_argument("--languages", default="python",
+                   help="comma-separated among python and js (JavaScript and TypeScript of the"
+                        " npm packages found on the machine): where the cases come from"
+                        " without FILES; --cases is per language family")
+    p.add_argument("--split", choices=("report", "tune"), default="report",
+                   help="without FILES, the packages reported on (default) or those to tune"
+                        " on: tune on some packages, report on others (see docs/benchmarks.md)")
+    p.add_argument("--summarize", type=Path, default=None, metavar="JSON",
+                   help="print the tables of an earlier run's crossfile.json (one stopped"
+                        " early: the cases every run answered) and run nothing")
     p.add_argument("--filter-model", default="", metavar="GGUF",
                    help="keep only cases this model (draft: the embedded draft) does not get"
                         " exactly with the file alone and the full prompt, as CrossCodeEval"
@@ -131,8 +145,9 @@ def add_bench_commands(bench: argparse.ArgumentParser) -> None:
                         " idle.cold_context_tokens=N; NAME+first: also"
                         " idle.cold_context_first=true; NAME+imports,"
                         " NAME+noimports: also context.imports=true or false; NAME+recentN:"
-                        " also completion.recent_lines=N (they combine:"
-                        " in-file+full+imports)")
+                        " also completion.recent_lines=N; NAME+oracle: also the true"
+                        " definition of the line's name pinned first in the section, on top"
+                        " of what NAME ships (they combine: in-file+full+imports)")
     _open_pause(p, "time between opening the files and the request")
     p.add_argument("--highlight", action="store_true",
                    help="ask for the highlights at the cursor right after opening the case's"
@@ -300,6 +315,13 @@ def _editors(args: argparse.Namespace) -> int:
 def _crossfile(args: argparse.Namespace) -> int:
     import asyncio
 
+    if args.summarize is not None:
+        import json
+
+        from .crossfile_report import report_json
+
+        print(report_json(json.loads(args.summarize.read_text())))
+        return 0
     from .crossfile import run_crossfile
     from .options import server_options
 

@@ -7,7 +7,11 @@ of the case's file holds the blanked buffer, so no index can read the answer, an
 server. The client does the same in every run: it opens the module defining the name and
 ``--tabs`` other modules of the package as tabs (none with ``--alone``), then the case's file,
 rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
-(with ``--after-dot``: after the line typed up to the dot of ``module.name``).
+(``--recipe after-dot``: after the line typed up to the dot of ``module.name``; ``--recipe
+cceval``: CrossCodeEval's, after the line typed up to its first cross-file name).
+Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
+found on the machine (``--languages``); without FILES, ``--split`` picks the packages reported
+on or those tuned on (``crossfile_sources``).
 With ``--filter-model`` only cases that model gets wrong with the file alone are kept (see
 ``missed_alone``); ``--cases-from`` takes the cases of an earlier run's JSON instead (the same
 lines again, to compare a change of the code without drawing or filtering anew).
@@ -17,18 +21,23 @@ source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_context_tokens = N`` (how much of the section the short prompt keeps), one ending
 in ``+first`` ``idle.cold_context_first = true`` (the first answer waits for the section), one
 with ``+imports`` or ``+noimports`` ``context.imports`` on or off, one with ``+recentN``
-``completion.recent_lines = N`` (how many lines above the cursor go after the middle token);
-they combine (``in-file+full+imports``).
+``completion.recent_lines = N`` (how many lines above the cursor go after the middle token),
+one with ``+oracle`` the true definition of the line's name put first in the section on top
+of what the run ships (``context.pinned``, its budget raised by the definition's size: what
+the right context could do); they combine (``in-file+full+imports``).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
-that name the used name, and the request's latency and prompt tokens; writes the cases and
-answers as JSON and a bar chart as PNG.
+that name the used name, and the request's latency and prompt tokens; then per language each
+run's exact match, edit similarity, identifier match and share naming the name with 95 %
+intervals from a paired bootstrap over the cases, and each run against in-file only; writes
+the cases and answers as JSON and a bar chart as PNG.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import random
 import tempfile
@@ -38,18 +47,22 @@ from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
-from .commands import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
+from ..completion.related.section import pinned_tokens
+from ..completion.related.tags import language_of
+from ..config import ContextConfig
+from .commands import CROSSFILE_SOURCES
 from .crossfile_cases import (
     CrossCase,
     Source,
     after_module_dot,
+    before_name,
     make_workspace,
-    resolve_source,
     select,
-    source_cases,
 )
-from .crossfile_report import Answer, plot, summarize, table
-from .scoring import edit_similarity, exact, uses_name
+from .crossfile_report import Answer, language_tables, plot, summarize, table
+from .crossfile_sources import cases as source_cases
+from .crossfile_sources import files, oracle, resolve, split_sources
+from .scoring import edit_similarity, exact, identifier_match, uses_name
 
 DEFAULT_RUNS = ("in-file", *CROSSFILE_SOURCES, "all")
 """The runs by default: in-file only, each source alone, all of them."""
@@ -59,7 +72,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
-            v in ("full", "first", "imports", "noimports")
+            v in ("full", "first", "imports", "noimports", "oracle")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -77,6 +90,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             idle["cold_context_first"] = True
         elif variant in ("imports", "noimports"):
             context["imports"] = variant == "imports"
+        elif variant == "oracle":
+            pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):
             options.setdefault("completion", {})["recent_lines"] = int(variant[6:])
         else:
@@ -92,22 +107,41 @@ def tabs_for(case: CrossCase, modules: list[str], count: int, seed: int) -> list
     return [case.defined_in, *rng.sample(others, min(count, len(others)))]
 
 
+def with_oracle(options: dict[str, Any], case: CrossCase, root: Path) -> dict[str, Any]:
+    """``options`` with the true definition of the case's name (from the workspace ``root``)
+    pinned first in the section, and the section's budget raised by what it counts against it
+    (``pinned_tokens``), so the sources keep the budget they had: the oracle is added to what
+    the run ships, not put in its place. Unchanged when the definition is not found."""
+    text = oracle(root, case)
+    if not text:
+        return options
+    context = dict(options.get("context", {}))
+    budget = context.get("budget_tokens", ContextConfig().budget_tokens)
+    context["budget_tokens"] = budget + pinned_tokens(((case.defined_in, text),))
+    context["pinned"] = [f"{case.defined_in}\n{text}"]
+    return {**options, "context": context}
+
+
 async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[str, Any],
               pause_ms: float, index: int, server_log: Path | None = None,
-              highlight: bool = False) -> Answer:
+              highlight: bool = False, add_oracle: bool = False) -> Answer:
     """One case with a fresh workspace and server (see the module docstring); the server's
     debug log is appended to ``server_log`` if given. ``highlight``: the client reports the
-    cursor when the file opens."""
+    cursor when the file opens; ``add_oracle``: the name's definition is pinned in the
+    section (``with_oracle``)."""
     with tempfile.TemporaryDirectory(prefix="lsp-coder-crossfile-") as tmp:
         root = Path(tmp)
         target = make_workspace(source, case, root)
+        if add_oracle:
+            options = with_oracle(options, case, root)
         session = Session(options, root=root, server_log=server_log)
         await session.start_loaded(f"case {index}")
         try:
             for tab in tabs:
                 path = root / tab
-                session.open(path.as_uri(), path.read_text(encoding="utf-8"))
-            session.open(target.as_uri(), case.text)
+                session.open(path.as_uri(), path.read_text(encoding="utf-8"),
+                             language_of(path.suffix) or case.language)
+            session.open(target.as_uri(), case.text, case.language)
             if highlight:
                 await session.highlight(case.offset)
             await asyncio.sleep(pause_ms / 1000)
@@ -119,7 +153,8 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
             await session.close()
     return Answer(index, suggestion, exact(suggestion, case.expected),
                   edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
-                  latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
+                  latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
+                  *identifier_match(suggestion, case.expected, case.language))
 
 
 def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
@@ -139,12 +174,16 @@ def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
 
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
+    languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
     names = ([str(f) for f in args.files] or (earlier["sources"] if earlier else [])
-             or list(HELD_OUT_PACKAGES))
-    sources = {name: resolve_source(name) for name in names}
+             or split_sources(args.split, languages))
+    sources = {name: resolve(name) for name in names}
     pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
-    if args.after_dot:
+    recipe = "after-dot" if args.after_dot else args.recipe
+    if recipe == "after-dot":
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
+    elif recipe == "cceval":
+        pool = [before_name(c) for c in pool]
     count = 30 if args.cases is None else args.cases
     seed = earlier["seed"] if earlier is not None else args.seed
     if earlier is not None:
@@ -156,15 +195,14 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
                                           sources, base, args.filter_model, count)
         kept = f"{len(cases)} of {asked} asked: those {Path(args.filter_model).name} missed alone"
     else:
-        cases, kept = select(pool, count, seed, args.per_file), ""
-    modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
-                            for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
-               for name, s in sources.items()}
+        cases, kept = select_by_family(pool, count, seed, args.per_file), ""
+    modules = {name: files(s) for name, s in sources.items()}
     tabs = [[] if args.alone else tabs_for(c, modules[c.source], args.tabs, seed)
             for c in cases]
     runs = [r.strip() for r in args.sources.split(",") if r.strip()]
+    oracles = {name for name in runs if "oracle" in name.split("+")[1:]}
     plans = {name: run_options(name, base) for name in runs}
-    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {', '.join(names)}"
+    print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {_listed(names)}"
           f"{f' ({kept})' if kept else ''}; runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in plans}
     args.out.mkdir(parents=True, exist_ok=True)
@@ -173,7 +211,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     for i, case in enumerate(cases):
         for name, options in plans.items():
             answer = await ask(case, sources[case.source], tabs[i], options,
-                               args.open_pause_ms, i, args.server_log, args.highlight)
+                               args.open_pause_ms, i, args.server_log, args.highlight,
+                               name in oracles)
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
@@ -182,11 +221,35 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     summaries = {name: summarize(a) for name, a in answers.items()}
     print()
     print(table(summaries))
+    print()
+    print(language_tables([c.language for c in cases], answers))
     png = args.out / "crossfile.png"
     if plot(summaries, png):
         print(f"plot: {png}")
     print(f"raw numbers: {args.out / 'crossfile.json'}")
     return summaries
+
+
+def _listed(names: list[str], shown: int = 12) -> str:
+    """The sources' names, the npm packages counted when there are many."""
+    npm = [n for n in names if n.startswith("npm:")]
+    if len(names) <= shown or not npm:
+        return ", ".join(names)
+    return ", ".join([n for n in names if not n.startswith("npm:")]
+                     + [f"{len(npm)} npm packages ({', '.join(npm[:3])}, ...)"])
+
+
+def select_by_family(pool: list[CrossCase], count: int, seed: int,
+                     per_file: int) -> list[CrossCase]:
+    """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;
+    JavaScript and TypeScript together), the families in turn (Python first), so a run
+    stopped early has cases of each."""
+    families: dict[str, list[CrossCase]] = {}
+    for case in pool:
+        families.setdefault("python" if case.language == "python" else "js", []).append(case)
+    drawn = [select(families[f], count, seed, per_file)
+             for f in sorted(families, key=lambda f: f != "python")]
+    return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]
 
 
 async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],

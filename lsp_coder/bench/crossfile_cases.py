@@ -7,9 +7,11 @@ With ``first_use`` only the first line in the file that uses the name counts, so
 itself never shows how it is called. The line is blanked to its indentation and the cursor put
 after it; the answer is the line's text.
 
-``after_module_dot`` turns a case that reaches the name through its module (``other.name``)
-into one where the line is typed up to the dot (``other.``) and completed from there: what a
-user sees after typing a module's name and a dot.
+``before_name`` puts the cursor inside the line just before its first cross-file name (the
+name the file's import binds), the line typed up to there and the rest of it the answer:
+CrossCodeEval's recipe. ``after_module_dot`` turns a case that reaches the name through its
+module (``other.name``) into one where the line is typed up to the dot (``other.``) and
+completed from there: what a user sees after typing a module's name and a dot.
 
 Selection is deterministic (see ``select``): a seeded shuffle per source, the sources taken in
 turn, at most ``per_file`` cases from one file.
@@ -37,8 +39,9 @@ from .python_uses import (
 LINE_CHARS = (8, 120)
 """An answer line's length without indentation, inclusive bounds."""
 
-COPY_IGNORED = ("__pycache__", "*.pyc", "*.so", "*.pyd")
-"""Left out of a workspace copy: build products no editor shows."""
+COPY_IGNORED = ("__pycache__", "*.pyc", "*.so", "*.pyd", "node_modules")
+"""Left out of a workspace copy: build products no editor shows, and an npm package's own
+dependencies (other packages' code)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,11 @@ class CrossCase:
     """The name the line uses from the other module (``f`` of ``f(x)`` or ``m.f(x)``)."""
     defined_in: str
     """The module that defines the name, relative to the workspace root (posix)."""
+    use_at: int = 0
+    """Where the line's first cross-file name starts in ``expected`` (the name its import
+    binds: ``m`` of ``m.f(x)``), a str index (``before_name``)."""
+    language: str = "python"
+    """The file's language id, as the client opens it."""
 
 
 def resolve_source(name: str) -> Source:
@@ -124,7 +132,11 @@ def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[s
     candidates = function_lines(tree, lines)
     cases = []
     seen: set[tuple[str, str]] = set()
-    for key, node in name_uses(tree, imports, defined):
+    uses = name_uses(tree, imports, defined)
+    first_column: dict[int, int] = {}  # line -> where its first cross-file name starts
+    for _key, node in uses:
+        first_column.setdefault(node.lineno, node.col_offset)
+    for key, node in uses:
         if first_use and key in seen:
             continue
         seen.add(key)
@@ -143,10 +155,12 @@ def file_cases(source: Source, module: str, path: Path, defined: dict[str, set[s
         newline = line[len(body):]
         buffer = text[:start] + indent + newline + text[start + len(line):]
         defining = paths[defining_module]
+        # ast's columns count UTF-8 bytes
+        use_at = len(body.encode()[: first_column[lineno]].decode()) - len(indent)
         cases.append(CrossCase(
             source=source.name, path=_workspace_path(source, path), line=lineno - 1,
             text=buffer, offset=start + len(indent), expected=expected, name=name,
-            defined_in=_workspace_path(source, defining)))
+            defined_in=_workspace_path(source, defining), use_at=use_at))
     return cases
 
 
@@ -196,6 +210,22 @@ def select(cases: list[CrossCase], count: int, seed: int, per_file: int) -> list
     return out
 
 
+def typed_to(case: CrossCase, chars: int) -> CrossCase:
+    """``case`` with the first ``chars`` of its answer typed: the cursor after them, the rest
+    of the line the answer."""
+    typed = case.expected[:chars]
+    return replace(case, text=case.text[: case.offset] + typed + case.text[case.offset :],
+                   offset=case.offset + len(typed), expected=case.expected[len(typed) :],
+                   use_at=case.use_at - len(typed))
+
+
+def before_name(case: CrossCase) -> CrossCase:
+    """CrossCodeEval's recipe: ``case`` typed up to its first cross-file name (``z = `` of
+    ``z = scale(y, 2)``, ``if x > `` of ``if x > helpers.LIMIT:``; nothing when the name
+    starts the line, as there)."""
+    return typed_to(case, case.use_at)
+
+
 def after_module_dot(case: CrossCase) -> CrossCase | None:
     """``case`` typed up to the dot before its name when the line reaches the name through a
     module the file imports (``other.`` of ``x = other.name(1)``), the cursor after the dot
@@ -205,10 +235,7 @@ def after_module_dot(case: CrossCase) -> CrossCase | None:
         module = re.escape(match.group(1))
         imported = rf"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*\b{module}\b"
         if re.search(imported, case.text, re.M):
-            typed = case.expected[: match.start() + len(match.group(1)) + 1]
-            return replace(case, text=case.text[: case.offset] + typed
-                           + case.text[case.offset :], offset=case.offset + len(typed),
-                           expected=case.expected[len(typed) :])
+            return typed_to(case, match.start() + len(match.group(1)) + 1)
     return None
 
 

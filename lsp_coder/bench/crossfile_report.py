@@ -4,11 +4,18 @@ each run against in-file only."""
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bootstrap import Interval, paired
 from .figures import pyplot, save
+
+METRICS = (("exact", "exact", 100.0), ("edit sim", "edit_similarity", 1.0),
+           ("id exact", "identifier_exact", 100.0), ("id F1", "identifier_f1", 1.0),
+           ("names it", "uses_name", 100.0))
+"""The per-language table's columns: heading, Answer field, scale to percent."""
 
 
 @dataclass(slots=True)
@@ -31,6 +38,11 @@ class Answer:
     """The request's prompt size (0 when no engine request answered it)."""
     short_prompt: bool
     """The short prompt for a cold cache answered it (``idle.cold_prompt_ms``)."""
+    identifier_exact: bool = False
+    """The first line's identifiers are the expected ones, in order (CrossCodeEval's
+    identifier exact match)."""
+    identifier_f1: float = 0.0
+    """0-100, F1 of the first line's identifiers against the expected ones."""
 
 
 def summarize(answers: list[Answer]) -> dict[str, float]:
@@ -98,3 +110,70 @@ def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
     ax.legend()
     save(plt, fig, path)
     return True
+
+
+def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> str:
+    """Per language (``languages``: each case's), each run's exact match, edit similarity,
+    identifier exact match and F1 and share naming the name, with 95 % intervals from a
+    paired bootstrap over the cases; then each run against in-file only: the difference of
+    each metric and the ratio of exact matches, with their intervals."""
+    out = []
+    for language in sorted(set(languages)):
+        picked = [i for i, lang in enumerate(languages) if lang == language]
+        runs = {name: [run[i] for i in picked if i < len(run)] for name, run in answers.items()}
+        runs = {name: run for name, run in runs.items() if len(run) == len(picked)}
+        if not runs:
+            continue
+        out.append(f"{language}, {len(picked)} cases (95 % intervals, paired bootstrap over"
+                   " cases)")
+        out.append(f"{'run':<22}" + "".join(f"{head:>22}" for head, _f, _s in METRICS))
+        for name, run in runs.items():
+            cells = [paired(*[_values(run, field, scale)] * 2).base
+                     for _h, field, scale in METRICS]
+            out.append(f"{name:<22}" + "".join(f"{_cell(c):>22}" for c in cells))
+        for name, run in runs.items():
+            base_name = in_file_run(name, {n: {} for n in runs})
+            if base_name is None:
+                continue
+            base = runs[base_name]
+            parts = []
+            for head, field, scale in METRICS:
+                result = paired(_values(base, field, scale), _values(run, field, scale))
+                parts.append(f"{head} {_cell(result.difference, True)}")
+                if field == "exact":
+                    parts.append(f"exact x{_cell(result.ratio, ratio=True)}")
+            out.append(f"  {name} vs {base_name}: " + "; ".join(parts))
+    return "\n".join(out)
+
+
+def _values(run: list[Answer], field: str, scale: float) -> list[float]:
+    return [float(getattr(a, field)) * scale for a in run]
+
+
+def _cell(interval: Interval, signed: bool = False, ratio: bool = False) -> str:
+    """``12.3 [8.0, 16.7]``; a ratio with two decimals, ``-`` for an undefined one."""
+    if math.isnan(interval.value):
+        return "- (no in-file exact)"
+    digits = 2 if ratio else 1
+    sign = "+" if signed else ""
+    low = "?" if math.isnan(interval.low) else f"{interval.low:{sign}.{digits}f}"
+    high = "?" if math.isnan(interval.high) else f"{interval.high:{sign}.{digits}f}"
+    return f"{interval.value:{sign}.{digits}f} [{low}, {high}]"
+
+
+def report_json(raw: dict) -> str:
+    """The tables of a run's ``crossfile.json`` (one stopped early: the cases every run
+    answered), identifier match scored again from the suggestions (a JSON older than it)."""
+    from .scoring import identifier_match
+
+    answers = {name: [Answer(**a) for a in run] for name, run in raw["answers"].items()}
+    done = min((len(run) for run in answers.values()), default=0)
+    cases = raw["cases"][:done]
+    languages = [c.get("language", "python") for c in cases]
+    for run in answers.values():
+        del run[done:]
+        for answer, case, language in zip(run, cases, languages):
+            answer.identifier_exact, answer.identifier_f1 = identifier_match(
+                answer.suggestion, case["expected"], language)
+    summaries = {name: summarize(run) for name, run in answers.items()}
+    return f"{table(summaries)}\n\n{language_tables(languages, answers)}"

@@ -65,6 +65,27 @@ class Section:
     """The open file's path, written before it when ``entries`` is not empty."""
 
 
+PINNED_CHARS_PER_TOKEN = 2
+"""Pinned code is never cut: it counts against the budget at this many characters a token,
+fewer than code takes, so that the prompt's real tokens hold it whole (the sources give way)."""
+
+
+def pinned_tokens(entries: tuple[tuple[str, str], ...]) -> int:
+    """What pinned entries (path and text) count against ``context.budget_tokens``."""
+    return -(-sum(len(p) + len(t) for p, t in entries) // PINNED_CHARS_PER_TOKEN)
+
+
+def pinned_entries(pinned: list[str]) -> tuple[tuple[str, str], ...]:
+    """``context.pinned`` as (path, text) entries: each entry's first line is the path (one
+    without a path or a text is left out)."""
+    out = []
+    for entry in pinned:
+        path, _, text = entry.partition("\n")
+        if path.strip() and text.strip():
+            out.append((one_line(path.strip()), text))
+    return tuple(out)
+
+
 class RelatedContext:
     """Tracks open documents and the workspace, and builds each request's section.
 
@@ -238,8 +259,9 @@ class RelatedContext:
         here).
         """
         cc = config.context
-        budget = budget_tokens * CHARS_PER_TOKEN
-        if budget <= 0 or not (cc.definitions or cc.open_files):
+        pinned = pinned_entries(cc.pinned)
+        budget = (budget_tokens - pinned_tokens(pinned)) * CHARS_PER_TOKEN
+        if (budget <= 0 or not (cc.definitions or cc.open_files)) and not pinned:
             return Section()
         self._exclude(config)
         with self._lock:
@@ -257,7 +279,7 @@ class RelatedContext:
         line = text.count("\n", 0, offset)
         items: list[Item] = []
         outlines: list[Item] = []
-        if cc.definitions:
+        if cc.definitions and budget > 0:
             with self._lock:
                 files = self._files_generation
             found = self._definitions.items(text, lines_above(text, offset),
@@ -265,7 +287,7 @@ class RelatedContext:
                                             cc.max_file_bytes, self._index, files)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]
-        if cc.open_files:
+        if cc.open_files and budget > 0:
             items += self._similar_items(uri, text, offset, line, others, path, roots,
                                          generation, window_lines, cc.max_file_bytes,
                                          cc.workspace)
@@ -289,9 +311,9 @@ class RelatedContext:
         if record:
             with self._lock:
                 self._sections[uri] = chosen
-        if not chosen:
+        if not chosen and not pinned:
             return Section()
-        entries: OrderedDict[str, list[str]] = OrderedDict()
+        entries: OrderedDict[str, list[str]] = OrderedDict((p, [t]) for p, t in pinned)
         for item in chosen:
             entries.setdefault(item.path, []).append(item.text)
         repo = next((one_line(r.name) for r in roots

@@ -1,6 +1,8 @@
 """bench crossfile's table: each run against in-file only with the same prompt kind."""
 
-from lsp_coder.bench.crossfile_report import Answer, in_file_run, summarize, table
+from dataclasses import asdict
+
+from lsp_coder.bench.crossfile_report import Answer, in_file_run, report_json, summarize, table
 
 
 def _summary(exact: int, similarity: float) -> dict[str, float]:
@@ -22,3 +24,17 @@ def test_the_table_prints_the_ratio_and_the_edit_similarity_gain():
     text = table({"in-file+full": _summary(2, 40.0), "all+full": _summary(3, 52.5)})
     assert "all+full vs in-file+full: exact x1.50, edit similarity +12.5" in text
     assert "vs in-file+full" not in text.splitlines()[1]
+
+
+def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
+    cases = [{"expected": "z = scale(y, 2)", "language": "python"},
+             {"expected": "const a = area(w, h)", "language": "typescript"}]
+    raw = {"cases": cases, "answers": {
+        "in-file": [asdict(Answer(0, "z = grow(y)", False, 50.0, False, 1.0, 9, False)),
+                    asdict(Answer(1, "x", False, 10.0, False, 1.0, 9, False))],
+        "all": [asdict(Answer(0, "z = scale(y, 2)", True, 100.0, True, 1.0, 9, False))]}}
+    text = report_json(raw)
+    assert "python, 1 cases" in text and "typescript" not in text
+    # identifier match scored from the suggestions: 2 of 3 identifiers, then all of them
+    assert "66.7 [66.7, 66.7]" in text and "100.0 [100.0, 100.0]" in text
+    assert "all vs in-file: exact +100.0 [+100.0, +100.0]" in text

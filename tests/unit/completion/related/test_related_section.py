@@ -167,3 +167,18 @@ def test_a_modules_outline_gets_what_the_similar_windows_leave(workspace):
     paths = [path for path, _ in got.entries]
     assert paths == ["pkg/other.py", "pkg/core.py"]
     assert "def scale_value(" in got.entries[1][1]  # the outline of core, after the window
+
+
+def test_pinned_code_comes_first_and_the_sources_keep_what_is_left(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    pinned = "pkg/core.py\ndef scale_value(x):\n    return x * 2\n"
+    config = apply(CONFIG, {"context": {"pinned": [pinned, "no text here"]}}, "test")
+    got = section(related, uri, APP + "engine = Engine(", config=config)
+    [(path, body)] = got.entries  # the same file: one entry, the pinned code first
+    assert path == "pkg/core.py" and got.path == "pkg/app.py"
+    assert body.startswith("def scale_value(x):\n    return x * 2\n\n@dataclass\nclass Engine:")
+    # with every source off (in-file only), the pinned code alone
+    alone = apply(config, {"context": {"definitions": False, "open_files": False}}, "test")
+    assert section(context_for(workspace), uri, APP, config=alone).entries == (
+        ("pkg/core.py", "def scale_value(x):\n    return x * 2\n"),)
