@@ -71,10 +71,12 @@ class Tracked:
         end = self.offset(span["end"], encoding)
         if end < start:
             start, end = end, start
-        self.units = self.units[:start] + new + self.units[end:]
         # From the line before the edit: an edit at a line's start can join the line end
-        # before it (a lone \r and a new \n).
-        keep = max(1, min(int(span["start"].get("line", 0)), int(span["end"].get("line", 0))))
+        # before it (a lone \r and a new \n). A line past the text is the last line (the
+        # offsets above were clamped there, having found every line start).
+        line = min(int(span["start"].get("line", 0)), int(span["end"].get("line", 0)))
+        keep = max(1, min(line, len(self.starts) - 1))
+        self.units = self.units[:start] + new + self.units[end:]
         del self.starts[keep:]
         self.scanned = min(self.scanned, self.starts[-1])
 

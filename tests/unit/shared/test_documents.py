@@ -3,7 +3,7 @@ position encoding (they are what a new shared server is told after a crash)."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
@@ -22,6 +22,8 @@ ENCODINGS = {"utf-8": types.PositionEncodingKind.Utf8,
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted(ENCODINGS)), TEXT,
        st.lists(st.one_of(st.tuples(POS, POS, TEXT), TEXT), max_size=10))
+# A \n written past the last line after a lone \r makes one line end of the two.
+@example("utf-16", "\r", [((2, 0), (2, 0), "\n"), ((0, 0), (1, 0), "")])
 def test_random_edits_keep_the_forwarder_copy_equal_to_the_server_copy(encoding, initial,
                                                                          edits):
     uri = "file:///x.py"
