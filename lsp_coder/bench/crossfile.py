@@ -144,17 +144,24 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
             session.open(target.as_uri(), case.text, case.language)
             if highlight:
                 await session.highlight(case.offset)
-            await asyncio.sleep(pause_ms / 1000)
-            sent = time.perf_counter()
-            suggestion = await session.inline(case.offset)
-            latency = (time.perf_counter() - sent) * 1000
-            recent = (await session.stats())["recent"][-1]
+            suggestion, latency, recent = await timed_inline(session, case.offset, pause_ms)
         finally:
             await session.close()
     return Answer(index, suggestion, exact(suggestion, case.expected),
                   edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
                   *identifier_match(suggestion, case.expected, case.language))
+
+
+async def timed_inline(session: Session, offset: int,
+                       pause_ms: float) -> tuple[str, float, dict[str, Any]]:
+    """After ``pause_ms``, one inline completion at ``offset``: (the suggestion, its latency at
+    the client in ms, the server's record of the request)."""
+    await asyncio.sleep(pause_ms / 1000)
+    sent = time.perf_counter()
+    suggestion = await session.inline(offset)
+    latency = (time.perf_counter() - sent) * 1000
+    return suggestion, latency, (await session.stats())["recent"][-1]
 
 
 def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:

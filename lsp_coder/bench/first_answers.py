@@ -26,6 +26,7 @@ from .commands import HELD_OUT_PACKAGES
 from .crossfile import ask, run_options, tabs_for
 from .crossfile_cases import resolve_source, select, source_cases
 from .crossfile_report import Answer, summarize, table
+from .crossfile_sources import files
 from .options import parse_setting
 
 REFERENCE = "full prompt"
@@ -63,9 +64,7 @@ async def run_first(args: argparse.Namespace, base: dict[str, Any]) -> dict[str,
     pool = [c for s in sources.values() for c in source_cases(s, False)
             if c.offset >= args.min_prefix_chars]
     cases = select(pool, args.cases, args.seed, args.per_file)
-    modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
-                            for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
-               for name, s in sources.items()}
+    modules = {name: files(s) for name, s in sources.items()}
     tabs = [tabs_for(c, modules[c.source], args.tabs, args.seed) for c in cases]
     runs = plans([float(p) for p in args.pauses.split(",") if p.strip()], base, args.variant)
     print(f"bench first: {len(cases)} of {len(pool)} long-file cases from {', '.join(names)};"

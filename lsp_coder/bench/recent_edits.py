@@ -18,18 +18,16 @@ first lines, edit similarity and the share naming the new name.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import re
 import tempfile
-import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
 from .commands import HELD_OUT_PACKAGES
-from .crossfile import tabs_for
+from .crossfile import tabs_for, timed_inline
 from .crossfile_cases import (
     CrossCase,
     Source,
@@ -40,6 +38,7 @@ from .crossfile_cases import (
     source_cases,
 )
 from .crossfile_report import Answer, summarize, table
+from .crossfile_sources import files
 from .scoring import edit_similarity, exact, uses_name
 
 SUFFIXES = ("_v2", "_checked", "_impl", "_strict")
@@ -113,11 +112,7 @@ async def ask(rename: RenameCase, source: Source, tabs: list[str], options: dict
                     path = root / tab
                     session.open(path.as_uri(), path.read_text(encoding="utf-8"))
             session.open(target.as_uri(), case.text)
-            await asyncio.sleep(pause_ms / 1000)
-            sent = time.perf_counter()
-            suggestion = await session.inline(case.offset)
-            latency = (time.perf_counter() - sent) * 1000
-            recent = (await session.stats())["recent"][-1]
+            suggestion, latency, recent = await timed_inline(session, case.offset, pause_ms)
         finally:
             await session.close()
     return Answer(index, suggestion, exact(suggestion, rename.expected),
@@ -142,9 +137,7 @@ async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> di
     count = 30 if args.cases is None else args.cases
     chosen = select(pool, count, args.seed, args.per_file)
     cases = [renamed(c, fit[(c.source, c.path, c.line)], i) for i, c in enumerate(chosen)]
-    modules = {name: sorted((s.place / p.relative_to(s.folder)).as_posix()
-                            for p in s.folder.rglob("*.py") if "__pycache__" not in p.parts)
-               for name, s in sources.items()}
+    modules = {name: files(s) for name, s in sources.items()}
     tabs = [[] if args.alone else tabs_for(r.case, modules[r.case.source], args.tabs, args.seed)
             for r in cases]
     plans = {}
