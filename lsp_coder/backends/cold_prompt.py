@@ -58,6 +58,8 @@ class ColdPrompts:
         self._build = build
         self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
         """Per document, the first lines of the window of its last short prompt."""
+        self._fronts: LRUCache[str, list[int]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
+        """Per document, the front of the full prompt its last fronted short prompt kept."""
         self._lock = threading.Lock()
 
     def choose(self, query: FimQuery, config: Config, full: Prompt,
@@ -80,6 +82,11 @@ class ColdPrompts:
             bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))
             if bare_new < short_new:
                 short, short_new = bare, bare_new
+        if config.idle.cold_prompt_front and full.above_at >= 0:
+            fronted = self._fronted(query.uri, short_query, config, full, start)
+            if fronted is not None and (fronted[1] <= short_new
+                                        or self._readable(fronted[1], limit_ms)):
+                short, short_new = fronted
         if short_new >= full_new:
             return None
         with self._lock:
@@ -92,7 +99,7 @@ class ColdPrompts:
         short prompt with the section while a request could not read it in time, else None
         (the full prompt is next)."""
         head = config.idle.cold_context_tokens
-        if not (query.parts.extra and head):
+        if not (query.parts.extra and head) or config.idle.cold_prompt_front:
             return None
         options = self._options(query, config, full)
         if options is None:
@@ -102,9 +109,10 @@ class ColdPrompts:
         return None if self._readable(short_new, config.idle.cold_prompt_ms) else short
 
     def forget(self, uri: str) -> None:
-        """A document closed: drop the start of its short window."""
+        """A document closed: drop the start of its short window and its front."""
         with self._lock:
             self._anchors.pop(uri, None)
+            self._fronts.pop(uri, None)
 
     def _options(self, query: FimQuery, config: Config,
                  full: Prompt) -> tuple[int, FimQuery, list[str], int | None] | None:
@@ -145,19 +153,67 @@ class ColdPrompts:
                 short, short_new = held, held_new
         return short, short_new
 
-    def _scoped(self, short_query: FimQuery, config: Config, **how: int) -> Prompt:
+    def _fronted(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
+                 start: int | None) -> tuple[Prompt, int] | None:
+        """The short prompt that starts with the front of ``full`` the cache holds (cut
+        after a line's end) and goes on with the short window's lines below it, and how many
+        of its tokens the cache lacks; None when the cache holds less than the full prompt's
+        front up to its window (``idle.cold_prompt_front``).
+
+        Reading the full prompt from its front then serves every request: what idle work has
+        read of it goes into the next answer, the short window costs what it does alone, and
+        the full prompt read later reuses the front. A document keeps the cut of its last
+        such prompt while the cache holds it, so the keys typed after it reuse the window
+        below the cut instead of reading it again at each cut idle work moves.
+        """
+        engine = self._engine
+        cut = self._front_cut(uri, full)
+        if cut is None:
+            return None
+        first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
+        window, _ = self._short(short_query, config, 0, start, len(full.tokens))
+        near = self._scoped(short_query, config, scope_from=first, extra_head_tokens=0,
+                            window_drop_lines=max(first, window.dropped_lines))
+        template = engine.template
+        lead = (template.bos >= 0) + 1 + len(template.prefix_lead)
+        tokens = full.tokens[:cut] + near.tokens[lead:]
+        if len(tokens) > len(full.tokens):
+            return None
+        with self._lock:
+            self._fronts[uri] = full.tokens[:cut]
+        fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at)
+        return fronted, len(tokens) - engine.cached_prefix(tokens)
+
+    def _front_cut(self, uri: str, full: Prompt) -> int | None:
+        """Where a fronted short prompt of ``full`` leaves it (see ``_fronted``): the cut
+        of the document's last one while the cache still holds it and ``full`` starts the
+        same, else after the last line's end the cache holds; None when the cache lacks
+        part of the front before the window."""
+        cached = self._engine.cached_prefix(full.tokens)
+        if cached < full.above_at:
+            return None
+        with self._lock:
+            kept = self._fronts.get(uri)
+        if kept and full.above_at <= len(kept) <= cached and full.tokens[:len(kept)] == kept:
+            return len(kept)
+        return line_cut(full.tokens, full.above_at, cached, self._engine.detokenize)
+
+    def _scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
+                **how: int) -> Prompt:
         """The short prompt built ``how``, with the lines that open the cursor's scopes at
-        its front when its window starts below them (``scope_head``; in place of the import
-        lines, within their share of the budget). Their room can push the window's start
-        down past another such line: built again then, three times at most."""
+        its front when its window starts below them (``scope_head``, among the lines from
+        ``scope_from`` on; in place of the import lines, within their share of the budget).
+        Their room can push the window's start down past another such line: built again
+        then, three times at most."""
         parts = short_query.parts
-        lines = (parts.above + parts.recent).splitlines(keepends=True)
+        lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
         line = parts.line_prefix
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         python = short_query.uri.endswith((".py", ".pyi"))
         prompt = self._build(short_query, config, **how)
         for _ in range(2):
-            scopes = scope_head(lines, prompt.dropped_lines, indent, python)
+            scopes = scope_head(lines, max(0, prompt.dropped_lines - scope_from), indent,
+                                python)
             if scopes == short_query.parts.imports:
                 break
             short_query = replace(short_query,
@@ -188,3 +244,12 @@ def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
     scaled down together to ``limit`` tokens, with no other files."""
     short_prefix, short_suffix, _ = fit_budgets(prefix, suffix, 0, limit)
     return short_prefix, short_suffix
+
+
+def line_cut(tokens: list[int], low: int, high: int, detokenize: Callable[[list[int]], str]) -> int:
+    """The last cut in ``tokens[low:high]`` right after a token that ends a line (``low``
+    when none does)."""
+    for end in range(high, low, -1):
+        if detokenize(tokens[end - 1 : end]).endswith("\n"):
+            return end
+    return low

@@ -47,6 +47,9 @@ class Prompt:
     heal: str
     dropped_lines: int = 0
     """Lines at the front of the text above that the window left out."""
+    above_at: int = -1
+    """Where the window's lines above the cursor begin in ``tokens`` (after the import
+    lines); -1 when they do not follow the prompt's front (no FIM tokens, SPM order)."""
 
 
 TYPED_STEP_TOKENS = 64
@@ -221,10 +224,11 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
     if layout == "spm":
         body = [template.prefix, template.suffix, *suffix, template.middle,
                 *template.prefix_lead, *above]
-    else:
-        body = [template.prefix, *template.prefix_lead, *above, template.suffix, *suffix,
-                template.middle]
-    return Prompt(head + extra + body + typed, heal, dropped)
+        return Prompt(head + extra + body + typed, heal, dropped)
+    body = [template.prefix, *template.prefix_lead, *above, template.suffix, *suffix,
+            template.middle]
+    above_at = len(head) + len(extra) + 1 + len(template.prefix_lead) + len(imports)
+    return Prompt(head + extra + body + typed, heal, dropped, above_at)
 
 
 def _imports(text: str, tokenize: Tokenize, limit: int) -> list[int]:

@@ -19,7 +19,7 @@ from ..backends.health import Notify
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
-from ..shared_types import FimQuery, PrefillResult, RequestStats, StopReason
+from ..shared_types import FimQuery, PrefillResult, PromptPart, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
 from .context import cursor_parts, one_line_end, wants_multiline
 from .filter_window import filter_window, rest_of_line
@@ -390,8 +390,11 @@ class CompletionService:
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
-        part = {"window": "shared", "full": "full", "enter": "branch",
-                "accept": "branch"}.get(nxt.kind, "request")
+        parts: dict[str, PromptPart] = {"window": "shared", "full": "full", "enter": "branch",
+                                        "accept": "branch"}
+        if self.config.idle.cursor_full:
+            parts["cursor"] = "full"
+        part = parts.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)
 
     def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],

@@ -1,0 +1,116 @@
+"""The short prompt for a cold cache that starts with the front of the full prompt the cache
+holds (``idle.cold_prompt_front``)."""
+
+from __future__ import annotations
+
+from lsp_coder.backends.cold_prompt import line_cut
+from lsp_coder.completion.context import split_document
+from lsp_coder.completion.next_prompts import NextPrompt
+from lsp_coder.completion.service import CompletionService
+from lsp_coder.config import Config, apply
+from lsp_coder.shared_types import FimQuery
+
+LINES = [f"total_{i:03} = add(total, {i})\n" for i in range(160)]
+CURSOR_LINE = 140
+
+
+def document(typed: str) -> tuple[str, int]:
+    head = "".join(LINES[:CURSOR_LINE]) + typed
+    return head + "\n" + "".join(LINES[CURSOR_LINE:]), len(head)
+
+
+def service_with(tiny_qwen, **idle) -> CompletionService:
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 2},
+                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
+                                       **idle}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    return service
+
+
+def query_for(typed: str) -> FimQuery:
+    text, offset = document(typed)
+    parts = split_document(text, offset, prefix_tokens=1024, suffix_tokens=256)
+    return FimQuery(uri="file:///totals.py", sources=parts)
+
+
+def test_line_cut_ends_after_a_line():
+    texts = {1: "a", 2: "b\n", 3: "c", 4: "\n    ", 5: "d"}
+    detokenize = lambda ids: "".join(texts[i] for i in ids)  # noqa: E731
+    tokens = [1, 2, 3, 4, 5]
+    assert line_cut(tokens, 0, 5, detokenize) == 2  # "\n    " does not end a line
+    assert line_cut(tokens, 2, 5, detokenize) == 2  # none after the low end: the low end
+    assert line_cut(tokens, 0, 1, detokenize) == 0
+
+
+def test_the_short_prompt_starts_with_what_the_cache_holds_of_the_full_one(tiny_qwen):
+    service = service_with(tiny_qwen, cold_prompt_front=True)
+    try:
+        backend, engine = service.backend, service.backend.engine
+        config = service.config
+        query = backend._gathered(query_for("tot"))
+        full = backend._prompt(query, config)
+        assert full.above_at > 0 and full.dropped_lines > 0  # the window leaves lines out
+        plain = backend._cold.choose(query, apply(config, {"idle": {"cold_prompt_front": False}},
+                                                  "test"), full)
+        assert plain is not None
+        # Nothing of the window read yet: the short prompt as without the setting.
+        assert backend._cold.choose(query, config, full).tokens == plain.tokens
+        engine.prefill(full.tokens[: full.above_at + 300])
+        fronted = backend._cold.choose(query, config, full)
+        assert fronted is not None and len(fronted.tokens) < len(full.tokens)
+        cut = full.above_at + 250
+        assert fronted.tokens[:cut] == full.tokens[:cut]
+        text = engine.detokenize(fronted.tokens)
+        above = query.parts.above.splitlines(keepends=True)
+        assert above[full.dropped_lines] in text  # the front: the full window's first lines
+        assert above[-1] in text  # the short window: the lines above the cursor
+        gap = [line for line in above[full.dropped_lines:] if line not in text]
+        assert gap, "the lines between the front and the short window are left out"
+        assert text.endswith("tot") or "tot" in engine.detokenize(fronted.tokens[-4:]) \
+            or fronted.heal
+        # It costs what the short prompt does: the front is cached.
+        new = len(fronted.tokens) - engine.cached_prefix(fronted.tokens)
+        assert new <= len(plain.tokens), (new, len(plain.tokens))
+    finally:
+        service.close()
+
+
+def test_keys_after_a_fronted_prompt_keep_its_cut(tiny_qwen):
+    # Idle work goes on reading the full prompt between keys; the next key's short prompt
+    # keeps the cut the cache holds with its window, and reads only what was typed.
+    service = service_with(tiny_qwen, cold_prompt_front=True)
+    try:
+        backend, engine = service.backend, service.backend.engine
+        config = service.config
+        query = backend._gathered(query_for("tot"))
+        full = backend._prompt(query, config)
+        engine.prefill(full.tokens[: full.above_at + 200])
+        first = backend._cold.choose(query, config, full)
+        assert first is not None
+        engine.prefill(first.tokens)
+        engine.prefill(full.tokens[: full.above_at + 500])
+        typed = backend._gathered(query_for("tota"))
+        full_typed = backend._prompt(typed, config)
+        second = backend._cold.choose(typed, config, full_typed)
+        assert second is not None
+        assert len(second.tokens) - engine.cached_prefix(second.tokens) <= 4
+    finally:
+        service.close()
+
+
+def test_a_cursor_at_rest_reads_the_full_prompt_with_cursor_full(tiny_qwen):
+    text, offset = document("tot")
+    job = NextPrompt("cursor", "file:///totals.py", "totals.py", text, offset)
+    read = {}
+    for cursor_full in (False, True):
+        service = service_with(tiny_qwen, cursor_full=cursor_full)
+        try:
+            result = service.prefill(job, job.state(), lambda: False)
+            assert result is not None and result.outcome == "done"
+            read[cursor_full] = (result.prompt_tokens, result.short_prompt)
+        finally:
+            service.close()
+    assert read[False][1] and not read[True][1]
+    assert read[True][0] > read[False][0] + 500, read
