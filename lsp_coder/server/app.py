@@ -18,7 +18,9 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
-from ..config import Config, ConfigError, absolute_paths, apply, model_key, settings_layer
+from ..config import Config, ConfigError, apply, model_key
+from ..config.files import absolute_paths
+from ..config.layers import settings_layer
 from ..load_progress import LoadProgress
 from .changed_lines import changed_lines
 from .health import register_health_commands
