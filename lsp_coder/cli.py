@@ -9,7 +9,8 @@ from pathlib import Path
 
 from . import __version__
 from .bench.commands import add_bench_commands
-from .config import Config, ConfigError, default_config_path, load_file
+from .config import Config, ConfigError
+from .config.files import default_config_path, load_file
 from .shared.control import add_daemon_commands
 from .tools.models import add_model_commands
 

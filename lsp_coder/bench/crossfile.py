@@ -50,7 +50,7 @@ from ..client.session import Session
 from ..completion.related.section import pinned_tokens
 from ..completion.related.tags import language_of
 from ..config import ContextConfig
-from .commands import CROSSFILE_SOURCES
+from .commands.crossfile import CROSSFILE_SOURCES
 from .crossfile_cases import (
     CrossCase,
     Source,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..completion.related import tags
 from . import js_uses
-from .commands import HELD_OUT_PACKAGES
+from .commands.crossfile import HELD_OUT_PACKAGES
 from .crossfile_cases import CrossCase, Source, resolve_source
 from .crossfile_cases import source_cases as python_cases
 from .python_uses import parse

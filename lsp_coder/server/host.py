@@ -5,7 +5,7 @@ engine's client), the one inference worker thread that owns them, and the editor
 use them: one over stdio, several over ``--tcp``, every editor of the user in the shared
 server (``lsp_coder.shared``). Editors whose settings choose the same model share it, and the
 same text open in two of them shares KV blocks, since blocks are keyed by tokens. Each session
-keeps its own documents, settings, statistics and suggestions (``app.LspCoderServer``); what
+keeps its own documents, settings, statistics and suggestions (``session.LspCoderServer``); what
 runs on the worker comes from here, in the order ``RequestQueue`` and ``IdleTurns`` give.
 """
 

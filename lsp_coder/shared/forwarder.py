@@ -23,7 +23,9 @@ import logging
 import os
 from typing import Any, Iterator
 
-from ..config import Config, merge_layers, settings_layer, to_dict
+from ..config import Config
+from ..config.converter import to_dict
+from ..config.layers import merge_layers, settings_layer
 from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter, read_in_thread
 from ..server.framing import Damaged, FrameReader, Message
 from ..server.lifecycle import on_signals, run_loop, watch_parent

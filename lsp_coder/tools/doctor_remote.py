@@ -8,7 +8,8 @@ import time
 from ..backends.factory import BackendConfigError, remote_backend
 from ..backends.fim_text import TemplateError
 from ..backends.transport import TransportError
-from ..config import Config, redact_url
+from ..config import Config
+from ..config.urls import redact_url
 from ..shared_types import FimQuery, PromptParts
 
 _SAMPLE_ABOVE = "def fibonacci(n):\n    \"\"\"The n-th Fibonacci number.\"\"\"\n"

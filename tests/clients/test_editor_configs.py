@@ -7,7 +7,8 @@ import tomllib
 
 import pytest
 
-from lsp_coder.config import Config, apply, to_dict
+from lsp_coder.config import Config, apply
+from lsp_coder.config.converter import to_dict
 from tests.clients.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.clients

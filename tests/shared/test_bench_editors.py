@@ -10,7 +10,8 @@ import lsp_coder
 from lsp_coder.bench.editors import bench_editors
 from lsp_coder.bench.editors_report import report_editors
 
-SOURCES = [Path(lsp_coder.__file__).parent / name for name in ("config.py", "model_files.py")]
+SOURCES = [Path(lsp_coder.__file__).parent / name
+           for name in ("config/sections.py", "model_files.py")]
 
 
 def test_two_editors_on_a_killed_shared_server_get_every_answer(tiny_qwen, tmp_path,

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.config import Config, ConfigError, FimStrings, apply, load_file, to_dict
+from lsp_coder.config import Config, ConfigError, FimStrings, apply
+from lsp_coder.config.converter import to_dict
+from lsp_coder.config.files import load_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 

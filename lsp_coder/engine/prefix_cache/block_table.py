@@ -1,4 +1,5 @@
-"""The paged prefix cache's bookkeeping: which sequence holds which blocks, and the choices.
+"""The paged prefix cache's choices, over the bookkeeping of which sequence holds which blocks
+(``holdings.BlockHoldings``).
 
 Every sequence holds a run of tokens at positions ``0..n-1``. Its full blocks of ``block_size``
 tokens are registered in a table keyed by hash chains, so a request finds the longest prefix any
@@ -46,12 +47,13 @@ from contextlib import contextmanager
 
 from .choosing import free_seq, lru_request_seq, spare_seq
 from .eviction import pick_leaf
-from .hashing import ROOT_HASH, BlockHash, chain_hashes
-from .records import Block, KvCells, Prepared, PromptTooLong, SeqState
+from .hashing import chain_hashes
+from .holdings import BlockHoldings
+from .records import KvCells, Prepared, PromptTooLong, SeqState
 from .shifting import common_prefix, find_moved_chunks
 
 
-class BlockTable:
+class BlockTable(BlockHoldings):
     """Maps token prefixes to sequences and keeps the cells within a budget.
 
     Args:
@@ -75,34 +77,18 @@ class BlockTable:
                  reuse: bool = True, shift_min: int = 0) -> None:
         if block_size < 1:
             raise ValueError("block_size must be positive")
-        self.cells = cells
-        self.block_size = block_size
+        super().__init__(cells, n_seq_max=n_seq_max, block_size=block_size)
         self.budget = min(budget_tokens or n_ctx, n_ctx)
         self.inplace_tail = 4 * block_size if inplace_tail is None else inplace_tail
         self.reuse = reuse
         self.shift_min = shift_min if can_shift else 0
-        self.seqs = [SeqState(i) for i in range(n_seq_max)]
-        """Every sequence's state, indexed by its id."""
-        self.blocks: dict[BlockHash, Block] = {}
-        """Every registered full block, by its chain key."""
         self._clock = 0.0
         self.evicted_blocks = 0
         """Leaves evicted so far."""
         self.idle_used_tokens = 0
         """Tokens evaluated by idle work that a request later reused."""
-        cells.clear()
 
     ##### Public API #####
-
-    def tokens(self, seq_id: int) -> list[int]:
-        """The tokens a sequence holds (do not modify)."""
-        return self.seqs[seq_id].tokens
-
-    @property
-    def used_cells(self) -> int:
-        """Upper bound of the KV cells in use."""
-        partial = sum(len(s.tokens) - len(s.keys) * self.block_size for s in self.seqs)
-        return len(self.blocks) * self.block_size + partial
 
     def lookup(self, tokens: list[int]) -> tuple[int | None, int]:
         """The sequence holding the longest prefix of ``tokens`` and that prefix's length."""
@@ -250,58 +236,11 @@ class BlockTable:
         self.evicted_blocks += 1
         return True
 
-    def truncate(self, seq_id: int, n: int) -> None:
-        """Drop everything after the first ``n`` tokens of a sequence (e.g. rejected drafts)."""
-        self._truncate(self.seqs[seq_id], n)
-
-    def clear(self) -> None:
-        """Forget everything (the cells are cleared too)."""
-        self.cells.clear()
-        for seq in self.seqs:
-            seq.tokens, seq.keys, seq.idle_from, seq.document = [], [], None, None
-            seq.view_pins = 0
-        self.blocks.clear()
-
-    def own_tail(self, seq: SeqState, n: int) -> int:
-        """Tokens after position ``n`` that no other sequence holds."""
-        bs = self.block_size
-        own = max(0, len(seq.tokens) - max(n, len(seq.keys) * bs))
-        for i in range(len(seq.keys) - 1, -1, -1):
-            end = (i + 1) * bs
-            if end <= n or len(self.blocks[seq.keys[i]].holders) > 1:
-                break
-            own += end - max(n, i * bs)
-        return own
-
-    def check_bookkeeping(self) -> None:
-        """Assert the table is consistent with itself (for tests)."""
-        for seq in self.seqs:
-            assert seq.keys == chain_hashes(seq.tokens, self.block_size)
-            for key in seq.keys:
-                assert seq.seq_id in self.blocks[key].holders
-        for key, block in self.blocks.items():
-            assert block.holders, key
-            for h in block.holders:
-                assert key in self.seqs[h].keys
-        for seq in self.seqs:
-            assert seq.grow_pins == 0, ("a grow pin outlived its extend", seq.seq_id)
-            assert seq.view_pins in (0, 1), (seq.seq_id, seq.view_pins)
-        assert sum(seq.view_pins for seq in self.seqs) <= 1, "more than one in-view pin"
-
     ##### Internal Helper Functions #####
 
     def _check_fits(self, tokens: list[int]) -> None:
         if len(tokens) + 1 > self.budget:
             raise PromptTooLong(f"{len(tokens)} tokens do not fit a KV budget of {self.budget}")
-
-    def _share(self, src: SeqState, dst: SeqState, n: int) -> None:
-        """Make ``dst`` hold the first ``n`` tokens of ``src`` (their cells are shared)."""
-        self._truncate(dst, 0)
-        self.cells.seq_cp(src.seq_id, dst.seq_id, 0, n)
-        dst.tokens = src.tokens[:n]
-        dst.keys = src.keys[: n // self.block_size]
-        for key in dst.keys:
-            self.blocks[key].holders.add(dst.seq_id)
 
     def _requested(self, seq: SeqState, document: str | None, now: float) -> None:
         seq.document = document
@@ -345,13 +284,6 @@ class BlockTable:
         self._clock = max(self._clock + 1e-6, time.monotonic())
         return self._clock
 
-    def _touch(self, seq: SeqState, now: float) -> None:
-        seq.last_used = now
-        for key in seq.keys:
-            block = self.blocks[key]
-            block.last_used = now
-            block.idle = False
-
     def _count_idle_used(self, src: SeqState, n: int) -> None:
         """A request reuses the first ``n`` tokens of ``src``: count the idle ones as used.
 
@@ -367,41 +299,3 @@ class BlockTable:
                 self.idle_used_tokens += (i + 1) * bs - max(i * bs, start)
         self.idle_used_tokens += n - max(start, full * bs)
         src.idle_from = n
-
-    def _append(self, seq: SeqState, tokens: list[int], idle: bool = False) -> None:
-        if not tokens:
-            return
-        bs = self.block_size
-        if idle and seq.idle_from is None:
-            seq.idle_from = len(seq.tokens)
-        seq.tokens.extend(tokens)
-        start = len(seq.keys) * bs
-        parent = seq.keys[-1] if seq.keys else ROOT_HASH
-        now = seq.last_used
-        for key in chain_hashes(seq.tokens, bs, parent, start):
-            block = self.blocks.get(key)
-            if block is None:
-                self.blocks[key] = Block(len(seq.keys) * bs, {seq.seq_id}, now, idle)
-            else:
-                block.holders.add(seq.seq_id)
-                block.idle = block.idle and idle
-            seq.keys.append(key)
-
-    def _truncate(self, seq: SeqState, n: int) -> None:
-        if n >= len(seq.tokens):
-            return
-        self.cells.seq_rm(seq.seq_id, n, -1)
-        self._forget_after(seq, n)
-
-    def _forget_after(self, seq: SeqState, n: int) -> None:
-        """Drop tokens from ``n`` on from the bookkeeping (the cells are the caller's job)."""
-        del seq.tokens[n:]
-        if seq.idle_from is not None and seq.idle_from > n:
-            seq.idle_from = n
-        keep = n // self.block_size
-        for key in seq.keys[keep:]:
-            block = self.blocks[key]
-            block.holders.discard(seq.seq_id)
-            if not block.holders:
-                del self.blocks[key]
-        del seq.keys[keep:]
