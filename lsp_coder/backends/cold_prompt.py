@@ -1,9 +1,14 @@
 """Which prompt a request reads while the KV cache lacks most of the full one (a file just
 opened, a window moved), on a machine where reading it takes longer than a user waits.
 
-Three prompts, richest first:
+Four prompts, richest first:
 
 - the full prompt;
+- the short one with the front (``idle.cold_prompt_front``): what the cache holds of the
+  full prompt from its start (the section, the import lines, the window's first lines, cut
+  after a line's end), then the short window: it costs what the short one alone does, and
+  every token idle work read of the full prompt is in it (a cursor at rest reads the full
+  prompt from its front with ``idle.cursor_full``);
 - the short one with the section: the first ``idle.cold_context_tokens`` of the other files'
   section (cut after a line's end, so the full prompt read later reuses them), then at most
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
@@ -13,10 +18,13 @@ Short prompts leave the open file's import lines out (``context.imports``) and p
 that open the cursor's scopes (its ``def``, its class) in their place when the window starts
 below them (``scope_head``).
 
-A request reads the richest whose uncached part can be read within ``idle.cold_prompt_ms`` at
-the measured prefill speed, else the one with the least left to read. Idle work reads richer
-ones: an Enter or accept branch the short prompt with the section (``choose(with_section=)``),
-a ``full`` job that one, then the full prompt (``step_up``). So the first answer in a file just
+A request reads the full prompt when its uncached part can be read within
+``idle.cold_prompt_ms`` at the measured prefill speed or costs little more than a short
+one's (``FULL_FOR_MORE``); else the short one with the front when the cache holds that front,
+else the richer short one readable in time, else the one with the least left to read. Idle
+work reads richer ones: an Enter or accept branch the short prompt with the section
+(``choose(with_section=)``), a ``full`` job that one (without the front), then the full prompt
+(``step_up``). So the first answer in a file just
 opened comes as soon as without other files, and the section joins the answers once idle work
 has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
 """
@@ -38,6 +46,12 @@ from .scope_head import scope_head
 COLD_WINDOW_STEP_LINES = 4
 """The short prompt for a cold cache drops lines above in steps of this many: a step of
 ``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
+
+FULL_FOR_MORE = 1.25
+"""The full prompt answers when the cache lacks at most this many times what it lacks of the
+short one: the same wait, give or take, for the whole window and suffix (on a 2-core CPU a
+file's full prompt read 6 s after the cursor came to rest lacked about 350 tokens, a little
+more than 1.5 s, and its short prompt with the front about 300)."""
 
 ANCHOR_LINES = 4
 """A short window's start is found again by this many lines of text."""
@@ -87,7 +101,7 @@ class ColdPrompts:
             if fronted is not None and (fronted[1] <= short_new
                                         or self._readable(fronted[1], limit_ms)):
                 short, short_new = fronted
-        if short_new >= full_new:
+        if short_new * FULL_FOR_MORE >= full_new:
             return None
         with self._lock:
             self._anchors[query.uri] = lines[short.dropped_lines :

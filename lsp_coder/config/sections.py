@@ -125,10 +125,10 @@ class IdleConfig:
     cold_context_first: bool = False
     """The first answers in a file just opened wait for the short prompt with the section
     (False: they come from the one without while idle work reads it)."""
-    cold_prompt_front: bool = False
+    cold_prompt_front: bool = True
     """The short prompt starts with what the cache holds of the full prompt's front (the
     other files, the file's lines above the short window), then the short window."""
-    cursor_full: bool = False
+    cursor_full: bool = True
     """A cursor come to rest reads the full prompt there (False: the prompt a request
     would read, the short one on a cold cache, then the full)."""
 

@@ -265,7 +265,8 @@ def highlight(client: LanguageClient, uri: str, position: types.Position):
 
 
 async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_qwen):
-    for cold in ({}, {"cold_prompt_ms": 20, "cold_prompt_tokens": 96}):
+    short_first = {"cold_prompt_ms": 20, "cold_prompt_tokens": 96, "cursor_full": False}
+    for cold in ({}, short_first, {**short_first, "cursor_full": True}):
         client = await start(tiny_qwen, {"prefetch": False, "window": False, **cold})
         try:
             uri = "file:///tmp/cursor.py"
@@ -277,13 +278,15 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             assert len(lines) == 120 and 121 in lines, lines  # `value` twice in each helper
             assert all(h.range.end.character - h.range.start.character == len("value")
                        for h in highlights)
-            totals = await until_idle_done(client, 2 if cold else 1)
+            short_then_full = cold == short_first
+            totals = await until_idle_done(client, 2 if short_then_full else 1)
             kinds = totals["idle"]["kinds"]
             assert kinds["cursor"]["evaluated_tokens"] > 0, totals["idle"]
-            if cold:  # the short prompt, then the full one at the same cursor
+            if short_then_full:  # the short prompt, then the full one at the same cursor
                 assert kinds["cursor"]["evaluated_tokens"] <= 96 + 4, totals["idle"]
                 assert kinds["full"]["evaluated_tokens"] > 500, totals["idle"]
-            else:
+            else:  # the full prompt at once (idle.cursor_full, or a warm cache's prompt)
+                assert kinds["cursor"]["evaluated_tokens"] > 500, totals["idle"]
                 assert "full" not in kinds, totals["idle"]
             await inline(client, uri, cursor)
             entry = (await server_stats(client))["recent"][-1]
@@ -336,7 +339,8 @@ async def test_the_full_prompt_after_a_cursors_short_one_takes_another_documents
             await inline(client, uri, cursor)
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"idle": {"enabled": True, "prefetch": False, "window": False,
-                               "cold_prompt_ms": 20, "cold_prompt_tokens": 96}}))
+                               "cold_prompt_ms": 20, "cold_prompt_tokens": 96,
+                               "cursor_full": False}}))
         await idle_totals(client)  # the settings apply (a task) before the next message
         uri = "file:///tmp/full_room_d.py"
         open_doc(client, uri, BODY.replace("helper", "d_helper"))

@@ -75,10 +75,12 @@ def test_the_prompt_holds_the_definition_in_the_models_repository_format(tiny_qw
 
 def test_a_cold_file_answers_first_without_the_section_then_with_it_then_in_full(tiny_qwen,
                                                                                  tmp_path):
+    # Without the full prompt's front in short prompts (idle.cold_prompt_front = false), a
+    # full job reads the short prompt with the section first.
     root = workspace(tmp_path)
     text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
-    service = cold_service(tiny_qwen, root)
+    service = cold_service(tiny_qwen, root, cold_prompt_front=False)
     try:
         req = CompletionRequest(uri=uri, text=text, offset=len(text))
         first = service.complete(req)
@@ -103,6 +105,27 @@ def test_a_cold_file_answers_first_without_the_section_then_with_it_then_in_full
         service.close()
 
 
+def test_a_full_job_reads_the_full_prompt_from_its_front(tiny_qwen, tmp_path):
+    # With the full prompt's front in short prompts (the default), the full job reads the
+    # full prompt at once: the short prompt with the section would be read for nothing.
+    root = workspace(tmp_path)
+    text = LONG_APP
+    uri = (root / "pkg" / "app.py").as_uri()
+    service = cold_service(tiny_qwen, root)
+    try:
+        req = CompletionRequest(uri=uri, text=text, offset=len(text))
+        first = service.complete(req)
+        assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
+        full = NextPrompt("full", uri, str(root / "pkg" / "app.py"), text, len(text))
+        step = service.prefill(full, full.state(), lambda: False)
+        assert step is not None and step.outcome == "done" and not step.short_prompt
+        assert step.prompt_tokens > first.stats.prompt_tokens + 400
+        second = service.complete(req)
+        assert not second.stats.short_prompt and second.stats.evaluated_tokens <= 2
+    finally:
+        service.close()
+
+
 def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_tokens(tiny_qwen,
                                                                                   tmp_path):
     root = workspace(tmp_path)
@@ -110,7 +133,8 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
     uri = (root / "pkg" / "app.py").as_uri()
     tokens = {}
     for head in (0, 24, 512):
-        service = cold_service(tiny_qwen, root, cold_context_tokens=head)
+        service = cold_service(tiny_qwen, root, cold_context_tokens=head,
+                               cold_prompt_front=False)
         try:
             if head:  # idle work reads the short prompt with that much of the section
                 full = NextPrompt("full", uri, str(root / "pkg" / "app.py"), text, len(text))
@@ -126,10 +150,12 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
 
 
 def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
+    # A cursor job that reads what a request would (idle.cursor_full = false) against an
+    # Enter branch.
     root = workspace(tmp_path)
     text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
-    service = cold_service(tiny_qwen, root)
+    service = cold_service(tiny_qwen, root, cursor_full=False)
     try:
         first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
         assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
