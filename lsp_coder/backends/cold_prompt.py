@@ -104,6 +104,8 @@ class ColdPrompts:
         if short_new * FULL_FOR_MORE >= full_new:
             return None
         with self._lock:
+            if short.front:  # the front's cut, kept for the keys after it
+                self._fronts[query.uri] = full.tokens[: short.front]
             self._anchors[query.uri] = lines[short.dropped_lines :
                                              short.dropped_lines + ANCHOR_LINES]
         return short
@@ -193,9 +195,7 @@ class ColdPrompts:
         tokens = full.tokens[:cut] + near.tokens[lead:]
         if len(tokens) > len(full.tokens):
             return None
-        with self._lock:
-            self._fronts[uri] = full.tokens[:cut]
-        fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at)
+        fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut)
         return fronted, len(tokens) - engine.cached_prefix(tokens)
 
     def _front_cut(self, uri: str, full: Prompt) -> int | None:

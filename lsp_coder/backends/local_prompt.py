@@ -44,12 +44,17 @@ class Prompt:
     """Prompt tokens and the text the first generated token must start with (may be empty)."""
 
     tokens: list[int]
+    """The prompt's token ids, as the engine reads them."""
     heal: str
+    """The text the first generated token must start with (token healing; may be empty)."""
     dropped_lines: int = 0
     """Lines at the front of the text above that the window left out."""
     above_at: int = -1
     """Where the window's lines above the cursor begin in ``tokens`` (after the import
     lines); -1 when they do not follow the prompt's front (no FIM tokens, SPM order)."""
+    front: int = 0
+    """How many tokens of the full prompt a short prompt for a cold cache starts with (0:
+    none, it is not one that starts with the full prompt's front)."""
 
 
 TYPED_STEP_TOKENS = 64

@@ -35,6 +35,12 @@ def query_for(typed: str) -> FimQuery:
     return FimQuery(uri="file:///totals.py", sources=parts)
 
 
+def full_prompt(service: CompletionService, typed: str):
+    """The backend's gathered query with ``typed`` on the cursor line, and its full prompt."""
+    query = service.backend._gathered(query_for(typed))
+    return query, service.backend._prompt(query, service.config)
+
+
 def test_line_cut_ends_after_a_line():
     texts = {1: "a", 2: "b\n", 3: "c", 4: "\n    ", 5: "d"}
     detokenize = lambda ids: "".join(texts[i] for i in ids)  # noqa: E731
@@ -49,8 +55,7 @@ def test_the_short_prompt_starts_with_what_the_cache_holds_of_the_full_one(tiny_
     try:
         backend, engine = service.backend, service.backend.engine
         config = service.config
-        query = backend._gathered(query_for("tot"))
-        full = backend._prompt(query, config)
+        query, full = full_prompt(service, "tot")
         assert full.above_at > 0 and full.dropped_lines > 0  # the window leaves lines out
         plain = backend._cold.choose(query, apply(config, {"idle": {"cold_prompt_front": False}},
                                                   "test"), full)
@@ -84,15 +89,13 @@ def test_keys_after_a_fronted_prompt_keep_its_cut(tiny_qwen):
     try:
         backend, engine = service.backend, service.backend.engine
         config = service.config
-        query = backend._gathered(query_for("tot"))
-        full = backend._prompt(query, config)
+        query, full = full_prompt(service, "tot")
         engine.prefill(full.tokens[: full.above_at + 200])
         first = backend._cold.choose(query, config, full)
         assert first is not None
         engine.prefill(first.tokens)
         engine.prefill(full.tokens[: full.above_at + 500])
-        typed = backend._gathered(query_for("tota"))
-        full_typed = backend._prompt(typed, config)
+        typed, full_typed = full_prompt(service, "tota")
         second = backend._cold.choose(typed, config, full_typed)
         assert second is not None
         assert len(second.tokens) - engine.cached_prefix(second.tokens) <= 4
