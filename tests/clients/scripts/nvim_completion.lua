@@ -17,6 +17,7 @@
 local params = vim.json.decode(table.concat(vim.fn.readfile(vim.env.LSP_CODER_TEST_PARAMS), "\n"))
 local messages = {}
 local server_exit = nil
+local shared_status = nil
 
 local function write(result)
   result.messages = messages
@@ -130,6 +131,9 @@ local function run()
     if not together then
       error("the other editors never came: " .. vim.inspect(stats.totals.editors))
     end
+    -- The status while the editors are known to share the model: after the completion
+    -- another editor may already have left.
+    shared_status = params.plugin_root and vim.api.nvim_exec("LspCoder status", true) or nil
   end
 
   local responses, reason = vim.lsp.buf_request_sync(buf, "textDocument/completion", {
@@ -152,7 +156,8 @@ local function run()
     stats = stats,
     result = response.result,
     capabilities = client.server_capabilities,
-    status = params.plugin_root and vim.api.nvim_exec("LspCoder status", true) or nil,
+    status = shared_status
+      or (params.plugin_root and vim.api.nvim_exec("LspCoder status", true) or nil),
   })
 
   client.stop()
