@@ -376,8 +376,9 @@ class CompletionService:
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
         ``window`` holds only the prompt's part before the text below the cursor, a ``full``
-        the full prompt; a cursor the prompt a request there would read now (the short one
-        for a cold cache, see ``idle.cold_prompt_ms``), an Enter or accept branch the one
+        the full prompt; a cursor the full prompt too with ``idle.cursor_full``, else the
+        prompt a request there would read now (the short one for a cold cache, see
+        ``idle.cold_prompt_ms``), an Enter or accept branch the one
         it will read once this prefill is done (``PromptPart``'s ``branch``). ``in_view``: the
         document the user is in now (see ``Backend.prefill``). Stops within one ubatch once
         ``cancelled`` is true, after the running chunk once ``stop`` is. None when there is
