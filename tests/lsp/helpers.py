@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import make_test_lsp_client
+
+from tests.conftest import server_env
 
 SERVER = [sys.executable, "-m", "lsp_coder"]
 
@@ -100,3 +104,19 @@ def insert(client: LanguageClient, uri: str, version: int, position: types.Posit
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[types.TextDocumentContentChangePartial(
             range=types.Range(start=position, end=position), text=text)]))
+
+
+async def start_in_folder(root: Path, model: Path, **layers) -> LanguageClient:
+    """A server on ``model`` with ``root`` as its workspace folder (VS Code's capabilities),
+    answering every key at once with idle work off, ``layers`` over those settings; returned
+    once its model is loaded."""
+    client = make_test_lsp_client()
+    await client.start_io(*SERVER, env=server_env())
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        initialization_options={"model": {"path": str(model), "n_ctx": 4096},
+                                "completion": {"debounce_ms": 0, "max_tokens": 4,
+                                               "inline_budget_ms": 0},
+                                "idle": {"enabled": False}, **layers}))
+    assert (await wait_for_model(client))["model_loaded"]
+    return client

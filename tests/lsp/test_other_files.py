@@ -6,40 +6,23 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
-from pytest_lsp.client import make_test_lsp_client
+from pytest_lsp import LanguageClient
 
-from tests.conftest import server_env
 from tests.lsp.helpers import (
-    SERVER,
     end_position,
     inline,
     insert,
     open_doc,
     server_stats,
-    wait_for_model,
+    start_in_folder,
 )
 
 CORE = ('class Engine:\n    """Runs jobs."""\n\n    def __init__(self, name: str, speed: int)'
         " -> None:\n        self.name = name\n\n    def start(self, when: float) -> bool:\n"
         "        return True\n")
 APP = "from pkg.core import Engine\n\n\ndef main():\n    engine = Engine("
-
-
-async def _start(root: Path, model: Path, **layers) -> LanguageClient:
-    client = make_test_lsp_client()
-    await client.start_io(*SERVER, env=server_env())
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        initialization_options={"model": {"path": str(model), "n_ctx": 4096},
-                                "completion": {"debounce_ms": 0, "max_tokens": 4,
-                                               "inline_budget_ms": 0},
-                                "idle": {"enabled": False}, **layers}))
-    assert (await wait_for_model(client))["model_loaded"]
-    return client
 
 
 async def _prompt_tokens(client: LanguageClient, uri: str, text: str) -> int:
@@ -54,7 +37,7 @@ async def test_the_workspace_folder_and_open_documents_reach_the_prompt(tmp_path
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "core.py").write_text(CORE)
-    client = await _start(root, tiny_qwen)
+    client = await start_in_folder(root, tiny_qwen)
     try:
         app = (root / "pkg" / "app.py").as_uri()
         with_definition = await _prompt_tokens(client, app, APP)
@@ -103,7 +86,7 @@ async def test_a_hostile_workspace_gets_no_message_and_completions_go_on(tmp_pat
         folder.mkdir()
         for j in range(1000):
             (folder / f"m{j}.py").touch()
-    client = await _start(root, tiny_qwen, context={"max_files": 5000})
+    client = await start_in_folder(root, tiny_qwen, context={"max_files": 5000})
     try:
         text = ("from broken import ok\nfrom twice_a import shared\nfrom binary import f\n"
                 "from huge import big\n\nok(shared(f(big(")

@@ -6,39 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
-from pytest_lsp.client import make_test_lsp_client
+from pytest_lsp import LanguageClient
 
-from tests.conftest import server_env
 from tests.lsp.helpers import (
-    SERVER,
     end_position,
     inline,
     insert,
     open_doc,
     server_stats,
-    wait_for_model,
+    start_in_folder,
 )
 
 CORE = ("import os\n\n\ndef load_config(path, strict=False):\n    with open(path) as f:\n"
         "        return f.read()\n\n\ndef save_config(path, text):\n    with open(path, 'w')"
         " as f:\n        f.write(text)\n")
 APP = "from pkg import core\n\n\ndef main():\n    settings = "
-
-
-async def _start(root: Path, model: Path, **context) -> LanguageClient:
-    client = make_test_lsp_client()
-    await client.start_io(*SERVER, env=server_env())
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-        initialization_options={"model": {"path": str(model), "n_ctx": 4096},
-                                "completion": {"debounce_ms": 0, "max_tokens": 4,
-                                               "inline_budget_ms": 0},
-                                "idle": {"enabled": False},
-                                "context": {"workspace": False, "definitions": False,
-                                            "open_files": False, **context}}))
-    assert (await wait_for_model(client))["model_loaded"]
-    return client
 
 
 def _rename(client: LanguageClient, uri: str) -> None:
@@ -53,7 +35,9 @@ def _rename(client: LanguageClient, uri: str) -> None:
 async def _after_rename(root: Path, model: Path, recent_edits: bool) -> list[dict]:
     """The stats of requests in app.py after core.py's rename: at the end, then after each of
     four keys typed on its line."""
-    client = await _start(root, model, recent_edits=recent_edits)
+    client = await start_in_folder(root, model, context={
+        "workspace": False, "definitions": False, "open_files": False,
+        "recent_edits": recent_edits})
     try:
         core, app = (root / "pkg" / "core.py").as_uri(), (root / "pkg" / "app.py").as_uri()
         open_doc(client, core, CORE)
