@@ -97,7 +97,8 @@ class ColdPrompts:
             if bare_new < short_new:
                 short, short_new = bare, bare_new
         if config.idle.cold_prompt_front and full.above_at >= 0:
-            fronted = self._fronted(query.uri, short_query, config, full, start)
+            fronted = self._fronted(query.uri, short_query, config, full,
+                                    len(full.tokens) - full_new, start)
             if fronted is not None and (fronted[1] <= short_new
                                         or self._readable(fronted[1], limit_ms)):
                 short, short_new = fronted
@@ -170,11 +171,12 @@ class ColdPrompts:
         return short, short_new
 
     def _fronted(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
-                 start: int | None) -> tuple[Prompt, int] | None:
+                 cached: int, start: int | None) -> tuple[Prompt, int] | None:
         """The short prompt that starts with the front of ``full`` the cache holds (cut
         after a line's end) and goes on with the short window's lines below it, and how many
         of its tokens the cache lacks; None when the cache holds less than the full prompt's
-        front up to its window (``idle.cold_prompt_front``).
+        front up to its window (``idle.cold_prompt_front``). ``cached``: how many tokens of
+        ``full`` the cache holds (``choose`` has looked them up).
 
         Reading the full prompt from its front then serves every request: what idle work has
         read of it goes into the next answer, the short window costs what it does alone, and
@@ -183,7 +185,7 @@ class ColdPrompts:
         below the cut instead of reading it again at each cut idle work moves.
         """
         engine = self._engine
-        cut = self._front_cut(uri, full)
+        cut = self._front_cut(uri, full, cached)
         if cut is None:
             return None
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
@@ -198,12 +200,11 @@ class ColdPrompts:
         fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut)
         return fronted, len(tokens) - engine.cached_prefix(tokens)
 
-    def _front_cut(self, uri: str, full: Prompt) -> int | None:
+    def _front_cut(self, uri: str, full: Prompt, cached: int) -> int | None:
         """Where a fronted short prompt of ``full`` leaves it (see ``_fronted``): the cut
         of the document's last one while the cache still holds it and ``full`` starts the
         same, else after the last line's end the cache holds; None when the cache lacks
         part of the front before the window."""
-        cached = self._engine.cached_prefix(full.tokens)
         if cached < full.above_at:
             return None
         with self._lock:
