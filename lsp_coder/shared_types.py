@@ -16,14 +16,16 @@ from typing import Literal, Protocol
 StopRule = Callable[[str], int | None]
 """Given the text generated so far, the length to cut it to and stop, or None to go on."""
 
-PromptPart = Literal["request", "branch", "shared", "full"]
+PromptPart = Literal["request", "branch", "shared", "full", "front"]
 """Which prompt an idle prefill holds: the one a request for the query would read now; the one
 it will read once idle work has read it (a branch the user has not reached yet: the local
 engine's short prompt for a cold cache then keeps the other files' section); only the part
 before the text below the cursor (a file's window, shared by every cursor in it); the full
 prompt even where a request would now read a shorter one (the local engine's short prompt for
 a cold cache; there, first the short prompt with the other files' section while a request
-could not read it in time, and the result says ``short_prompt``)."""
+could not read it in time, and the result says ``short_prompt``); the full prompt too, where
+the local engine first reads its short prompt for a cold cache that starts with the full
+prompt's front (``idle.cursor_prompt = "front"``; the result says ``short_prompt``)."""
 
 WINDOW_QUANTUM_LINES = 16
 """Window edges move in steps of this many lines, so the prompt (and its cache) stays stable."""

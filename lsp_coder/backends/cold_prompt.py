@@ -8,7 +8,8 @@ Four prompts, richest first:
   full prompt from its start (the section, the import lines, the window's first lines, cut
   after a line's end), then the short window: it costs what the short one alone does, and
   every token idle work read of the full prompt is in it (a cursor at rest reads the full
-  prompt from its front with ``idle.cursor_full``);
+  prompt from its front, by ``idle.cursor_prompt`` first this prompt with a front up to the
+  full prompt's window: ``front_first``);
 - the short one with the section: the first ``idle.cold_context_tokens`` of the other files'
   section (cut after a line's end, so the full prompt read later reuses them), then at most
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
@@ -104,12 +105,38 @@ class ColdPrompts:
                 short, short_new = fronted
         if short_new * FULL_FOR_MORE >= full_new:
             return None
-        with self._lock:
-            if short.front:  # the front's cut, kept for the keys after it
-                self._fronts[query.uri] = full.tokens[: short.front]
-            self._anchors[query.uri] = lines[short.dropped_lines :
-                                             short.dropped_lines + ANCHOR_LINES]
+        self._keep(query.uri, short, full, lines)
         return short
+
+    def front_first(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
+        """What a cursor at rest reads before the full prompt (``idle.cursor_prompt =
+        "front"``): the short prompt that starts with the front of ``full`` up to its window
+        and ``idle.cursor_front_tokens`` of the window's lines (or as far as the cache holds
+        it, if further), kept for the requests after it, which then find it read; None when
+        the full prompt is read as soon (short prompts do not apply, or it lacks little more).
+        """
+        if not config.idle.cold_prompt_front or full.above_at < 0:
+            return None
+        options = self._options(query, config, full)
+        if options is None:
+            return None
+        full_new, short_query, lines, start = options
+        reach = max(len(full.tokens) - full_new, full.above_at + config.idle.cursor_front_tokens)
+        fronted = self._fronted(query.uri, short_query, config, full,
+                                min(reach, len(full.tokens)), start)
+        if fronted is None or fronted[1] * FULL_FOR_MORE >= full_new:
+            return None
+        short = fronted[0]
+        self._keep(query.uri, short, full, lines)
+        return short
+
+    def _keep(self, uri: str, short: Prompt, full: Prompt, lines: list[str]) -> None:
+        """``short`` was chosen for ``uri``: keep its front's cut and its window's start for
+        the keys after it."""
+        with self._lock:
+            if short.front:
+                self._fronts[uri] = full.tokens[: short.front]
+            self._anchors[uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
 
     def step_up(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
         """What idle work reads to bring requests for ``query`` nearer the full prompt: the
@@ -171,12 +198,13 @@ class ColdPrompts:
         return short, short_new
 
     def _fronted(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
-                 cached: int, start: int | None) -> tuple[Prompt, int] | None:
-        """The short prompt that starts with the front of ``full`` the cache holds (cut
-        after a line's end) and goes on with the short window's lines below it, and how many
-        of its tokens the cache lacks; None when the cache holds less than the full prompt's
-        front up to its window (``idle.cold_prompt_front``). ``cached``: how many tokens of
-        ``full`` the cache holds (``choose`` has looked them up).
+                 reach: int, start: int | None) -> tuple[Prompt, int] | None:
+        """The short prompt that starts with the front of ``full`` up to ``reach`` tokens
+        (cut after a line's end) and goes on with the short window's lines below it, and how
+        many of its tokens the cache lacks; None when ``reach`` falls short of the full
+        prompt's window (``idle.cold_prompt_front``). ``reach``: how many tokens of ``full``
+        the cache holds (``choose`` has looked them up), or more for idle work that reads
+        the front (``front_first``).
 
         Reading the full prompt from its front then serves every request: what idle work has
         read of it goes into the next answer, the short window costs what it does alone, and
@@ -185,7 +213,7 @@ class ColdPrompts:
         below the cut instead of reading it again at each cut idle work moves.
         """
         engine = self._engine
-        cut = self._front_cut(uri, full, cached)
+        cut = self._front_cut(uri, full, reach)
         if cut is None:
             return None
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
@@ -200,18 +228,18 @@ class ColdPrompts:
         fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut)
         return fronted, len(tokens) - engine.cached_prefix(tokens)
 
-    def _front_cut(self, uri: str, full: Prompt, cached: int) -> int | None:
+    def _front_cut(self, uri: str, full: Prompt, reach: int) -> int | None:
         """Where a fronted short prompt of ``full`` leaves it (see ``_fronted``): the cut
-        of the document's last one while the cache still holds it and ``full`` starts the
-        same, else after the last line's end the cache holds; None when the cache lacks
-        part of the front before the window."""
-        if cached < full.above_at:
+        of the document's last one while it is within ``reach`` and ``full`` starts the
+        same, else after the last line's end within ``reach``; None when ``reach`` falls
+        short of the window."""
+        if reach < full.above_at:
             return None
         with self._lock:
             kept = self._fronts.get(uri)
-        if kept and full.above_at <= len(kept) <= cached and full.tokens[:len(kept)] == kept:
+        if kept and full.above_at <= len(kept) <= reach and full.tokens[:len(kept)] == kept:
             return len(kept)
-        return line_cut(full.tokens, full.above_at, cached, self._engine.detokenize)
+        return line_cut(full.tokens, full.above_at, reach, self._engine.detokenize)
 
     def _scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
                 **how: int) -> Prompt:

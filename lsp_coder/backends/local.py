@@ -100,10 +100,13 @@ class LocalBackend:
         else:
             full = self._prompt(query, config)
             tokens = full.tokens
+            step = None
             if part == "full":  # the short prompt with the section first, while it is cold
                 step = self._cold.step_up(query, config, full)
-                if step is not None:
-                    tokens, short = step.tokens, True
+            elif part == "front":  # the short prompt with the full one's front first
+                step = self._cold.front_first(query, config, full)
+            if step is not None:
+                tokens, short = step.tokens, True
         suffix = engine.template.suffix
         if part == "shared" and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]

@@ -11,8 +11,8 @@ Five kinds, each a document text and cursor the user is likely to produce next:
   file's first window will share (the cursor position is not known yet).
 - ``cursor``: the cursor the client reported outside a completion request (a
   ``textDocument/documentHighlight`` request, which VS Code and Emacs eglot send wherever the
-  cursor comes to rest): the full prompt there (``idle.cursor_full``), else the prompt a
-  request there would read;
+  cursor comes to rest): what ``idle.cursor_prompt`` says, the full prompt there, the short
+  one with the full prompt's front first, or the prompt a request there would read;
 - ``full``: the state as it is, when its answer came from the short prompt for a cold cache:
   the full prompt, so the keys after it can have it (the local engine reads the short prompt
   with the other files' section first, when requests could not read that one in time).

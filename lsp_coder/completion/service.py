@@ -376,13 +376,13 @@ class CompletionService:
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
         ``window`` holds only the prompt's part before the text below the cursor, a ``full``
-        the full prompt; a cursor the full prompt too with ``idle.cursor_full``, else the
-        prompt a request there would read now (the short one for a cold cache, see
-        ``idle.cold_prompt_ms``), an Enter or accept branch the one
-        it will read once this prefill is done (``PromptPart``'s ``branch``). ``in_view``: the
-        document the user is in now (see ``Backend.prefill``). Stops within one ubatch once
-        ``cancelled`` is true, after the running chunk once ``stop`` is. None when there is
-        no model or the backend cannot prefill.
+        the full prompt; a cursor what ``idle.cursor_prompt`` says (the full prompt, the
+        short one with its front first, or the prompt a request there would read now: the
+        short one for a cold cache, see ``idle.cold_prompt_ms``), an Enter or accept branch
+        the one it will read once this prefill is done (``PromptPart``'s ``branch``).
+        ``in_view``: the document the user is in now (see ``Backend.prefill``). Stops within
+        one ubatch once ``cancelled`` is true, after the running chunk once ``stop`` is.
+        None when there is no model or the backend cannot prefill.
         """
         backend = self.backend
         if backend is None or self._refused(nxt.uri, record=False):
@@ -392,9 +392,8 @@ class CompletionService:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
         parts: dict[str, PromptPart] = {"window": "shared", "full": "full", "enter": "branch",
-                                        "accept": "branch"}
-        if self.config.idle.cursor_full:
-            parts["cursor"] = "full"
+                                        "accept": "branch",
+                                        "cursor": self.config.idle.cursor_prompt}
         part = parts.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)
 

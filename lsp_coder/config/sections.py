@@ -128,9 +128,14 @@ class IdleConfig:
     cold_prompt_front: bool = True
     """The short prompt starts with what the cache holds of the full prompt's front (the
     other files, the file's lines above the short window), then the short window."""
-    cursor_full: bool = True
-    """A cursor come to rest reads the full prompt there (False: the prompt a request
-    would read, the short one on a cold cache, then the full)."""
+    cursor_prompt: Literal["front", "full", "request"] = "full"
+    """What a cursor come to rest reads: "full" the full prompt there from its front;
+    "front" first the short prompt with the full prompt's front up to its window and
+    ``cursor_front_tokens`` of the window (what a request after the pause reads), then the
+    full prompt; "request" the prompt a request would read now, then the full one."""
+    cursor_front_tokens: int = _ranged(0, 0, MAX_TOKENS_ANY)
+    """With ``cursor_prompt = "front"``: of the full prompt's window, the front keeps its
+    first this many tokens (cut after a line's end; more when the cache holds more)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

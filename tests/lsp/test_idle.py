@@ -265,8 +265,9 @@ def highlight(client: LanguageClient, uri: str, position: types.Position):
 
 
 async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_qwen):
-    short_first = {"cold_prompt_ms": 20, "cold_prompt_tokens": 96, "cursor_full": False}
-    for cold in ({}, short_first, {**short_first, "cursor_full": True}):
+    short_first = {"cold_prompt_ms": 20, "cold_prompt_tokens": 96, "cursor_prompt": "request"}
+    front_first = {**short_first, "cursor_prompt": "front"}
+    for cold in ({}, short_first, front_first, {**short_first, "cursor_prompt": "full"}):
         client = await start(tiny_qwen, {"prefetch": False, "window": False, **cold})
         try:
             uri = "file:///tmp/cursor.py"
@@ -278,14 +279,16 @@ async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_
             assert len(lines) == 120 and 121 in lines, lines  # `value` twice in each helper
             assert all(h.range.end.character - h.range.start.character == len("value")
                        for h in highlights)
-            short_then_full = cold == short_first
+            short_then_full = cold in (short_first, front_first)
             totals = await until_idle_done(client, 2 if short_then_full else 1)
             kinds = totals["idle"]["kinds"]
             assert kinds["cursor"]["evaluated_tokens"] > 0, totals["idle"]
             if short_then_full:  # the short prompt, then the full one at the same cursor
-                assert kinds["cursor"]["evaluated_tokens"] <= 96 + 4, totals["idle"]
+                # (with "front" the short prompt starts with the full one's front, which
+                # holds no more than the file's first tokens here)
+                assert kinds["cursor"]["evaluated_tokens"] <= 96 + 8, totals["idle"]
                 assert kinds["full"]["evaluated_tokens"] > 500, totals["idle"]
-            else:  # the full prompt at once (idle.cursor_full, or a warm cache's prompt)
+            else:  # the full prompt at once (idle.cursor_prompt "full", or a warm cache's)
                 assert kinds["cursor"]["evaluated_tokens"] > 500, totals["idle"]
                 assert "full" not in kinds, totals["idle"]
             await inline(client, uri, cursor)
@@ -340,7 +343,7 @@ async def test_the_full_prompt_after_a_cursors_short_one_takes_another_documents
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"idle": {"enabled": True, "prefetch": False, "window": False,
                                "cold_prompt_ms": 20, "cold_prompt_tokens": 96,
-                               "cursor_full": False}}))
+                               "cursor_prompt": "request"}}))
         await idle_totals(client)  # the settings apply (a task) before the next message
         uri = "file:///tmp/full_room_d.py"
         open_doc(client, uri, BODY.replace("helper", "d_helper"))

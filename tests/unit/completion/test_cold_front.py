@@ -103,17 +103,43 @@ def test_keys_after_a_fronted_prompt_keep_its_cut(tiny_qwen):
         service.close()
 
 
-def test_a_cursor_at_rest_reads_the_full_prompt_with_cursor_full(tiny_qwen):
+def test_a_cursor_at_rest_reads_the_full_prompt_with_cursor_prompt_full(tiny_qwen):
     text, offset = document("tot")
     job = NextPrompt("cursor", "file:///totals.py", "totals.py", text, offset)
     read = {}
-    for cursor_full in (False, True):
-        service = service_with(tiny_qwen, cursor_full=cursor_full)
+    for cursor_prompt in ("request", "full"):
+        service = service_with(tiny_qwen, cursor_prompt=cursor_prompt)
         try:
             result = service.prefill(job, job.state(), lambda: False)
             assert result is not None and result.outcome == "done"
-            read[cursor_full] = (result.prompt_tokens, result.short_prompt)
+            read[cursor_prompt] = (result.prompt_tokens, result.short_prompt)
         finally:
             service.close()
-    assert read[False][1] and not read[True][1]
-    assert read[True][0] > read[False][0] + 500, read
+    assert read["request"][1] and not read["full"][1]
+    assert read["full"][0] > read["request"][0] + 500, read
+
+
+def test_a_cursor_at_rest_reads_the_front_then_the_full_prompt(tiny_qwen):
+    # cursor_prompt = "front": the cursor job reads the short prompt that starts with the
+    # full prompt's front up to its window and cursor_front_tokens of it; a request after it
+    # reads that prompt from the cache, and the full prompt read next reuses the front.
+    text, offset = document("tot")
+    job = NextPrompt("cursor", "file:///totals.py", "totals.py", text, offset)
+    service = service_with(tiny_qwen, cursor_prompt="front", cursor_front_tokens=120)
+    try:
+        backend, engine, config = service.backend, service.backend.engine, service.config
+        query, full = full_prompt(service, "tot")
+        result = service.prefill(job, job.state(), lambda: False)
+        assert result is not None and result.outcome == "done" and result.short_prompt
+        assert result.prompt_tokens < len(full.tokens) - 200
+        asked = backend._cold.choose(query, config, full)
+        assert asked is not None and asked.tokens[: asked.front] == full.tokens[: asked.front]
+        front = asked.front
+        assert full.above_at + 80 <= front <= full.above_at + 120, (front, full.above_at)
+        assert engine.cached_prefix(asked.tokens) == len(asked.tokens)
+        whole = service.prefill(service.full_at(job), job.state(), lambda: False)
+        assert whole is not None and not whole.short_prompt
+        assert whole.prompt_tokens == len(full.tokens)
+        assert whole.reused_tokens >= front and whole.evaluated_tokens <= len(full.tokens) - front
+    finally:
+        service.close()

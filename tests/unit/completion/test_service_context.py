@@ -150,12 +150,12 @@ def test_the_short_prompt_keeps_only_as_much_of_the_section_as_cold_context_toke
 
 
 def test_idle_work_reads_an_enter_branch_with_the_section(tiny_qwen, tmp_path):
-    # A cursor job that reads what a request would (idle.cursor_full = false) against an
+    # A cursor job that reads what a request would (idle.cursor_prompt = "request") against an
     # Enter branch.
     root = workspace(tmp_path)
     text = LONG_APP
     uri = (root / "pkg" / "app.py").as_uri()
-    service = cold_service(tiny_qwen, root, cursor_full=False)
+    service = cold_service(tiny_qwen, root, cursor_prompt="request")
     try:
         first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
         assert first.stats.short_prompt and first.stats.prompt_tokens <= 200 + 8
