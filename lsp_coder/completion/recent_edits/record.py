@@ -189,7 +189,7 @@ class RecentEdits:
             found = [(h.stamp, u, h) for u, doc in self._documents.items() for h in doc.hunks
                      if not (u == uri and h.start <= hidden[1] and h.end >= hidden[0])]
             found.sort(key=lambda f: f[0])
-            found = [f for f in found[len(found) - max_hunks:] if allowed(f[1])]
+            found = [f for f in found[max(0, len(found) - max_hunks):] if allowed(f[1])]
             lines = {u: self._documents[u].lines for _, u, _ in found}
         while found:
             out = self._render(found, lines, shown)
