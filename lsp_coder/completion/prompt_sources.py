@@ -86,8 +86,8 @@ class DocumentSources:
         section_tokens, edit_tokens, visit_tokens = split_extra(budget.extra, config)
         section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
                                         record=self._record, window_lines=window)
-        visits = self._visited_ranges(visit_tokens)
         edits = self._recent_edits(window, edit_tokens)
+        visits = self._visited_ranges(visit_tokens, section.entries + edits)
         repo, path = section.repo, section.path
         if (visits or edits) and not section.entries:
             repo, path = self._related.place(req.uri)
@@ -110,12 +110,15 @@ class DocumentSources:
             self._config.context.recent_edits_max, tokens * CHARS_PER_TOKEN,
             shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri)
 
-    def _visited_ranges(self, tokens: int) -> tuple[tuple[str, str], ...]:
+    def _visited_ranges(self, tokens: int, others: tuple[tuple[str, str], ...]
+                        ) -> tuple[tuple[str, str], ...]:
         """The file entries of the ranges the user visited in other documents, within
-        ``tokens``."""
+        ``tokens``, but for ranges an entry of ``others`` (the section's, the edits') shows
+        whole (the model would read them twice)."""
         if self._edits is None or tokens <= 0 or not self._config.context.visited_ranges:
             return ()
         related = self._related
         return self._edits.visits.entries(
             self._req.uri, self._config.context.visited_ranges_max, tokens * CHARS_PER_TOKEN,
-            shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri)
+            shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri,
+            elsewhere=lambda path, text: any(p == path and text in t for p, t in others))

@@ -4,18 +4,21 @@ it (recently visited ranges; one record per editor session).
 The cursor is reported where it rests (a highlight asked there) and where a completion is
 asked. A visit is the cursor's stay in one area of a document: reports in the same document
 within ``NEAR_LINES`` of the visit's line keep it going (the visit follows the cursor). It is
-finished when the cursor is reported in another document or farther away; only then is its
-range read: ``RADIUS`` lines either side of its last line, as the document is at that moment.
-So keys typed and cursor moves change nothing here, and the prompt's front (where the ranges
-go) stays as the KV cache holds it until a visit finishes.
+finished when the cursor is reported in another document or farther away, or when a prompt is
+built for another document (idle work for a file just opened); only then is its range read:
+``RADIUS`` lines either side of its last line, as the document is at that moment. So keys
+typed and cursor moves change nothing here, and the prompt's front (where the ranges go) stays
+as the KV cache holds it until a visit finishes.
 
 A prompt shows finished visits of documents other than the one being completed, one file
-entry per document, the most recently visited last. A visit that overlaps an earlier one of the
-same document replaces it.
+entry per document, the most recently visited last, but for a range another entry of the
+prompt shows whole (the section's window of an open document, an edit's region). A visit that
+overlaps an earlier one of the same document replaces it.
 
 Bounds: at most ``VISITS_MAX`` finished visits, ``LINES_MAX`` lines each, lines cut to
-``LINE_CHARS_MAX``; a document over ``DOCUMENT_CHARS_MAX`` or with a NUL character (binary)
-gives no range; a closed document's visits leave. Nothing here logs document text.
+``LINE_CHARS_MAX``; a document over ``hunks.DOCUMENT_CHARS_MAX`` or with a NUL character
+(binary), or fewer than ``LINES_MIN`` non-blank lines around the cursor, give no range; a
+closed document's visits leave. Nothing here logs document text.
 
 Threads: the reports come from the event loop, ``entries`` from the worker; one lock.
 """
@@ -36,6 +39,11 @@ RADIUS = 5
 
 LINES_MAX = 2 * RADIUS + 1
 """Lines of one visited range."""
+
+LINES_MIN = 2
+"""A range with fewer non-blank lines is not kept: a lone line tells the model little, and
+a lone ``def`` line read as an unfinished file (the 0.5B then answered nothing in the next
+one)."""
 
 VISITS_MAX = 16
 """Finished visits kept (the least recent leave first); a prompt shows fewer (settings)."""
@@ -80,7 +88,7 @@ def visited_range(uri: str, line: int, text: str) -> Visit | None:
         start += 1
     while end > start and not lines[end - 1].strip():
         end -= 1
-    if start == end:
+    if sum(1 for s in lines[start:end] if s.strip()) < LINES_MIN:
         return None
     return Visit(uri, start, tuple(s.rstrip("\r")[:LINE_CHARS_MAX] for s in lines[start:end]))
 
@@ -125,17 +133,26 @@ class VisitedRanges:
     # -- the prompt's entries (worker) ----------------------------------------------------------
 
     def entries(self, uri: str, max_visits: int, budget_chars: int,
-                shown: Callable[[str], str], allowed: Callable[[str], bool] = lambda u: True
+                shown: Callable[[str], str], allowed: Callable[[str], bool] = lambda u: True,
+                elsewhere: Callable[[str, str], bool] = lambda path, text: False
                 ) -> tuple[tuple[str, str], ...]:
         """(path, text) per document other than ``uri`` with visits, the most recently
         visited last: the newest ``max_visits`` visits within ``budget_chars`` (older ones
-        leave first). ``shown``: a document's path as the prompt writes it; ``allowed``:
-        whether a document may reach the model."""
+        leave first), each unless ``elsewhere`` says the prompt shows its text (path, text)
+        already. A visit going on in another document is finished first, as the first
+        report in ``uri`` would finish it: the prompt idle work prepares for a document just
+        opened is the one its first request reads. ``shown``: a document's path as the
+        prompt writes it; ``allowed``: whether a document may reach the model."""
         if max_visits <= 0 or budget_chars <= 0:
             return ()
         with self._lock:
+            current = self._current
+            if current is not None and current.uri != uri:  # the user is (going) here now
+                self._current = None
+                self._finish(current)
             found = [v for v in self._visits if v.uri != uri]
-        found = [v for v in found[len(found) - max_visits:] if allowed(v.uri)]
+        found = [v for v in found[max(0, len(found) - max_visits):] if allowed(v.uri)
+                 and not elsewhere(shown(v.uri), "\n".join(v.lines))]
         while found:
             out = _render(found, shown)
             if sum(len(p) + len(t) + 2 for p, t in out) <= budget_chars:
