@@ -1,7 +1,8 @@
 """The pieces of one request's prompt, gathered for the budget the backend picks.
 
 The service names the sources (the document around the cursor, the open file's import lines,
-the other files' section, the user's recent edits); the backend decides the budget (the
+the other files' section, the ranges the user visited in other documents, the user's recent
+edits); the backend decides the budget (the
 settings', scaled to a local KV cache) and fits what is gathered to it exactly, in one place
 per backend. A source gathers by an estimate (``CHARS_PER_TOKEN``) only so that no more text
 than can fit is read.
@@ -25,7 +26,8 @@ def settings_budget(config: Config) -> PromptBudget:
     """The prompt's token budgets as the settings give them."""
     cc = config.completion
     return PromptBudget(prefix=cc.prefix_tokens, suffix=cc.suffix_tokens,
-                        extra=config.context.budget_tokens + edits_tokens(config))
+                        extra=config.context.budget_tokens + edits_tokens(config)
+                        + visits_tokens(config))
 
 
 def edits_tokens(config: Config) -> int:
@@ -34,21 +36,28 @@ def edits_tokens(config: Config) -> int:
     return context.recent_edits_tokens if context.recent_edits else 0
 
 
-def split_extra(extra: int, config: Config) -> tuple[int, int]:
-    """(the other files' section, recent edits) shares of ``extra`` other-files tokens, in the
-    settings' proportion (a backend may have scaled ``extra`` down)."""
-    edits = edits_tokens(config)
-    total = config.context.budget_tokens + edits
-    share = extra * edits // total if total > 0 else 0
-    return extra - share, share
+def visits_tokens(config: Config) -> int:
+    """The settings' tokens for visited ranges (0 when they are off)."""
+    context = config.context
+    return context.visited_ranges_tokens if context.visited_ranges else 0
+
+
+def split_extra(extra: int, config: Config) -> tuple[int, int, int]:
+    """(the other files' section, recent edits, visited ranges) shares of ``extra`` other-files
+    tokens, in the settings' proportion (a backend may have scaled ``extra`` down)."""
+    edits, visits = edits_tokens(config), visits_tokens(config)
+    total = config.context.budget_tokens + edits + visits
+    edit_share = extra * edits // total if total > 0 else 0
+    visit_share = extra * visits // total if total > 0 else 0
+    return extra - edit_share - visit_share, edit_share, visit_share
 
 
 class DocumentSources:
     """What a request at ``req`` can show the model (a ``PromptSources``; worker thread).
 
     ``record``: the other files' section is remembered as the document's (False for a preview
-    by idle work, see ``RelatedContext.section``). ``edits``: the session's recent edits
-    (none: not shown).
+    by idle work, see ``RelatedContext.section``). ``edits``: the session's recent edits and
+    their visited ranges (``RecentEdits.visits``; none: neither shown).
     """
 
     def __init__(self, req: CompletionRequest, config: Config, related: RelatedContext,
@@ -74,16 +83,18 @@ class DocumentSources:
             start = req.offset - len(parts.line_prefix) - len(parts.recent) - len(parts.above)
             parts = replace(parts, imports=import_head(req.text, start, uri_to_path(req.uri),
                                                        req.language_id))
-        section_tokens, edit_tokens = split_extra(budget.extra, config)
+        section_tokens, edit_tokens, visit_tokens = split_extra(budget.extra, config)
         section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
                                         record=self._record, window_lines=window)
         edits = self._recent_edits(window, edit_tokens)
+        visits = self._visited_ranges(visit_tokens, section.entries + edits)
         repo, path = section.repo, section.path
-        if edits and not section.entries:
+        if (visits or edits) and not section.entries:
             repo, path = self._related.place(req.uri)
-        # Edits go last, nearest the open file: the section before them stays cached when
-        # an edit elsewhere finishes, and the model reads the newest code nearest its own.
-        parts = replace(parts, extra=section.entries + edits, repo=repo, path=path)
+        # Visits, then edits, go last, nearest the open file: the section before them stays
+        # cached when a visit or an edit elsewhere finishes, and the model reads the newest
+        # code nearest its own.
+        parts = replace(parts, extra=section.entries + visits + edits, repo=repo, path=path)
         self._last = (budget, parts)
         return parts
 
@@ -98,3 +109,16 @@ class DocumentSources:
             req.uri, (line - window[0], line + window[1]),
             self._config.context.recent_edits_max, tokens * CHARS_PER_TOKEN,
             shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri)
+
+    def _visited_ranges(self, tokens: int, others: tuple[tuple[str, str], ...]
+                        ) -> tuple[tuple[str, str], ...]:
+        """The file entries of the ranges the user visited in other documents, within
+        ``tokens``, but for ranges an entry of ``others`` (the section's, the edits') shows
+        whole (the model would read them twice)."""
+        if self._edits is None or tokens <= 0 or not self._config.context.visited_ranges:
+            return ()
+        related = self._related
+        return self._edits.visits.entries(
+            self._req.uri, self._config.context.visited_ranges_max, tokens * CHARS_PER_TOKEN,
+            shown=lambda uri: related.place(uri)[1], allowed=related.exclusion.allows_uri,
+            elsewhere=lambda path, text: any(p == path and text in t for p, t in others))

@@ -170,6 +170,14 @@ class ContextConfig:
     """Most changed regions shown (the newest)."""
     recent_edits_tokens: int = _ranged(384, 0, 8192)
     """Tokens of recent edits, on top of ``budget_tokens``; 0: none."""
+    visited_ranges: bool = True
+    """The lines around where the cursor last rested in other documents (a visit counts once
+    the cursor leaves for another document or far away), after the other files' section."""
+    visited_ranges_max: int = _ranged(4, 1, 16)
+    """Most visited ranges shown (the newest)."""
+    visited_ranges_tokens: int = _ranged(256, 0, 4096)
+    """Tokens of visited ranges, on top of ``budget_tokens`` and ``recent_edits_tokens``; 0:
+    none."""
     pinned: list[str] = field(default_factory=list)
     """Code always put first in the other files' section, each entry a path to show, a newline,
     then the text, never cut; it counts against ``budget_tokens`` (2 characters a token) before

@@ -22,10 +22,11 @@ def register_completion_handlers(server: LspCoderServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def inline_completion(ls: LspCoderServer, params: types.InlineCompletionParams):
-        req, _doc, position = ls.request(params.text_document.uri, params.position,
-                                         ls.config.completion.inline_budget_ms or None)
+        req, doc, position = ls.request(params.text_document.uri, params.position,
+                                        ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
+        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
         if invoked:
             req = replace(req, alternatives=ls.config.completion.alternatives)
@@ -42,6 +43,7 @@ def register_completion_handlers(server: LspCoderServer) -> None:
                                         ls.config.completion.completion_budget_ms)
         if req is None:
             return None
+        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
         suggestion = await ls.scheduler.complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
         ls.status.update()

@@ -1,5 +1,6 @@
 """The handlers of open documents: opened, changed, saved, closed, and the highlights asked
-where the cursor rests (they tell the scheduler where the user is)."""
+where the cursor rests (they tell the scheduler where the user is, and the record of visited
+ranges)."""
 
 from __future__ import annotations
 
@@ -46,5 +47,6 @@ def register_document_handlers(server: LspCoderServer) -> None:
         req, doc, position = ls.request(params.text_document.uri, params.position, None)
         if req is None:
             return None
+        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
         ls.scheduler.cursor_moved(req.uri, req.path, req.text, req.offset)
         return word_highlights(doc, position)

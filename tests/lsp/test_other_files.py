@@ -54,7 +54,8 @@ async def test_the_workspace_folder_and_open_documents_reach_the_prompt(tmp_path
         assert changed >= with_definition + 12, (changed, with_definition)  # the stop() line
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"definitions": False, "open_files": False,
-                                  "recent_edits": False}}))  # app.py's 'a' is an edit
+                                  "recent_edits": False,  # app.py's 'a' is an edit
+                                  "visited_ranges": False}}))  # and app.py was visited
         without = await _prompt_tokens(client, (root / "pkg" / "app2.py").as_uri(), APP)
         # The definition of Engine: signature lines, not its body, in the repository format.
         assert 40 < with_definition - without < 120, (with_definition, without)

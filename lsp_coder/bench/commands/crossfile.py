@@ -80,6 +80,11 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                    help="the recent-edits recipe instead: a function renamed in its module as"
                         " a user types it, then a line calling it in another file completed;"
                         " context.recent_edits off against on (bench/recent_edits.py)")
+    p.add_argument("--edit", choices=("rename", "parameter"), default="rename",
+                   help="with --recent-edits, the edit typed in the function's module:"
+                        " rename (a suffix on its name, default) or parameter (a new required"
+                        " parameter last in its signature; the line then passes it as"
+                        " NAME=NAME)")
     p.set_defaults(func=_crossfile)
 
 

@@ -10,7 +10,16 @@ all (``None``: the caller starts again from the new text).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from ..related.text import BINARY_PROBE_BYTES
+
+DOCUMENT_CHARS_MAX = 262_144
+"""A document larger than this is not shown (a log, a data file, a 1 MB paste)."""
+
+Text = Callable[[], str]
+"""Reads a document's current text (called only when an edit or a visit finishes)."""
 
 DIFF_LINES_MAX = 2000
 """A changed middle longer than this many lines (either side) is not diffed."""
@@ -51,6 +60,13 @@ class Hunk:
     def change(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """What it changed, wherever it now is (equal changes keep their stamp)."""
         return self.old, self.new
+
+
+def document_lines(text: str) -> list[str] | None:
+    """``text``'s lines, or None when it is not shown (too big, binary-looking)."""
+    if len(text) > DOCUMENT_CHARS_MAX or "\x00" in text[:BINARY_PROBE_BYTES]:
+        return None
+    return text.split("\n")
 
 
 def diff_hunks(base: list[str], new: list[str]) -> list[tuple[int, int, tuple[str, ...],

@@ -10,7 +10,7 @@ its own window shows.
 
 Bounds: at most ``TRACKED_DOCUMENTS_MAX`` documents and ``TRACKED_CHARS_MAX`` characters of
 their texts are kept (the least recently edited leave first); a document over
-``DOCUMENT_CHARS_MAX`` or with a NUL character (binary) is not tracked; a change too big to
+``hunks.DOCUMENT_CHARS_MAX`` or with a NUL character (binary) is not tracked; a change too big to
 be an edit (``hunks.diff_hunks``) starts the document's record again from its new text (and
 when only the edits since tracking began add up to one, from the text before the last edit).
 Nothing here logs document text.
@@ -26,8 +26,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..related.text import BINARY_PROBE_BYTES
-from .hunks import Hunk, diff_hunks, region, render
+from .hunks import Hunk, Text, diff_hunks, document_lines, region, render
+from .visits import VisitedRanges
 
 PAUSE_S = 2.0
 """Typing that resumes after this long a pause in a document finishes its last edit."""
@@ -37,13 +37,6 @@ TRACKED_DOCUMENTS_MAX = 64
 
 TRACKED_CHARS_MAX = 8_000_000
 """Characters of kept texts (two per tracked document) in all."""
-
-DOCUMENT_CHARS_MAX = 262_144
-"""A document larger than this is not tracked (a log, a data file, a 1 MB paste)."""
-
-Text = Callable[[], str]
-"""Reads a document's current text (called only when an edit finishes)."""
-
 
 @dataclass(slots=True)
 class _Document:
@@ -72,13 +65,6 @@ def _document(lines: list[str], now: float) -> _Document:
     return _Document(lines, lines, last_change=now, chars=2 * sum(map(len, lines)))
 
 
-def _lines(text: str) -> list[str] | None:
-    """``text``'s lines, or None when it is not tracked (too big, binary-looking)."""
-    if len(text) > DOCUMENT_CHARS_MAX or "\x00" in text[:BINARY_PROBE_BYTES]:
-        return None
-    return text.split("\n")
-
-
 class RecentEdits:
     """The bounded record of one session's finished edits (see the module docstring)."""
 
@@ -92,13 +78,15 @@ class RecentEdits:
         """The document the last change was in."""
         self._skipped: OrderedDict[str, None] = OrderedDict()
         """Documents not tracked (too big, binary) until opened or saved again."""
+        self.visits = VisitedRanges()
+        """Where the cursor rested in the session's documents (``visits``)."""
 
     # -- events (event loop) --------------------------------------------------------------------
 
     def opened(self, uri: str, text: str) -> None:
         """A document opened: its text is what later edits are found against (an open of the
         text already kept keeps its edits)."""
-        lines = _lines(text)
+        lines = document_lines(text)
         with self._lock:
             doc = self._documents.get(uri)
             if doc is not None and lines == doc.lines:
@@ -162,12 +150,19 @@ class RecentEdits:
                 del self._documents[uri]
             if self._last_uri == uri:
                 self._last_uri = None
+        self.visits.closed(uri)
 
     def clear(self) -> None:
         with self._lock:
             self._documents.clear()
             self._skipped.clear()
             self._last_uri = None
+        self.visits.clear()
+
+    def rested(self, uri: str, line: int, text: Text) -> None:
+        """The cursor is at ``line`` of ``uri`` (a highlight or a completion asked there;
+        ``text`` reads the document's text): a visit (``VisitedRanges.rested``)."""
+        self.visits.rested(uri, line, text)
 
     # -- the prompt's entries (worker) ----------------------------------------------------------
 
@@ -194,7 +189,7 @@ class RecentEdits:
             found = [(h.stamp, u, h) for u, doc in self._documents.items() for h in doc.hunks
                      if not (u == uri and h.start <= hidden[1] and h.end >= hidden[0])]
             found.sort(key=lambda f: f[0])
-            found = [f for f in found[len(found) - max_hunks:] if allowed(f[1])]
+            found = [f for f in found[max(0, len(found) - max_hunks):] if allowed(f[1])]
             lines = {u: self._documents[u].lines for _, u, _ in found}
         while found:
             out = self._render(found, lines, shown)
@@ -216,7 +211,7 @@ class RecentEdits:
     # -- helpers (the lock is held) -------------------------------------------------------------
 
     def _start(self, uri: str, text: Text) -> None:
-        lines = _lines(text())
+        lines = document_lines(text())
         if lines is None:
             self._skip(uri)
         else:
@@ -239,7 +234,7 @@ class RecentEdits:
         if doc is None:
             return
         doc.typing, doc.text = None, None
-        lines = _lines(text)
+        lines = document_lines(text)
         if lines is None:
             del self._documents[uri]
             self._skip(uri)

@@ -158,6 +158,16 @@ def test_old_hunks_leave_by_count_and_by_budget_and_the_newest_file_comes_last()
     assert entries(record, budget=10) == ()
 
 
+def test_fewer_hunks_than_the_most_shown_all_show():
+    record = RecentEdits(clock=Clock())
+    files = [f"file:///w/pkg/m{i}.py" for i in range(5)]
+    for uri in files:
+        editor = Editor(record, uri, CORE)
+        rename(editor, "load_config", "_v2")
+        record.saved(uri, editor.text)
+    assert [p for p, _ in entries(record, max_hunks=8)] == [f"pkg/m{i}.py" for i in range(5)]
+
+
 def test_a_formatter_run_over_thousands_of_lines_starts_the_record_again_quickly():
     record = RecentEdits(clock=Clock())
     big = "".join(f"def f{i}(x):\n    return x+{i}\n" for i in range(3000))
