@@ -170,9 +170,10 @@ class ContextConfig:
     """Most changed regions shown (the newest)."""
     recent_edits_tokens: int = _ranged(384, 0, 8192)
     """Tokens of recent edits, on top of ``budget_tokens``; 0: none."""
-    visited_ranges: bool = True
+    visited_ranges: bool = False
     """The lines around where the cursor last rested in other documents (a visit counts once
-    the cursor leaves for another document or far away), after the other files' section."""
+    the cursor leaves for another document or far away), after the other files' section
+    (off until a benchmark shows it pays)."""
     visited_ranges_max: int = _ranged(4, 1, 16)
     """Most visited ranges shown (the newest)."""
     visited_ranges_tokens: int = _ranged(256, 0, 4096)
