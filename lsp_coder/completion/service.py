@@ -4,7 +4,8 @@ Threads: ``load``, ``close`` and ``complete`` run on the one inference worker th
 the backend). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on the event loop and
 touch the backend not at all (``reconfigure``) or only to read counters (``snapshot``): new
 settings are taken by the worker at the start of its next request. The backend's lifecycle
-(opening, swapping, the user-facing load errors) is ``lifecycle.BackendLifecycle``.
+(opening, swapping, the user-facing load errors) is ``lifecycle.BackendLifecycle``; its
+document events are ``document_events.DocumentEvents``, its idle work ``idle_work.IdleWork``.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from ..backends.health import Notify
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
-from ..shared_types import FimQuery, PrefillResult, PromptPart, RequestStats, StopReason
+from ..shared_types import FimQuery, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit
-from .context import cursor_parts, one_line_end, wants_multiline
+from .context import cursor_parts, wants_multiline
+from .document_events import DocumentEvents
 from .filter_window import filter_window, rest_of_line
+from .idle_work import IdleWork
 from .lifecycle import BackendLifecycle
-from .next_prompts import NextPrompt, after_answer, document_window
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .prompt_sources import DocumentSources, settings_budget
 from .recent_edits import RecentEdits
@@ -44,7 +46,7 @@ ALTERNATIVE_TEMPERATURE = 0.8
 """Alternatives are sampled at this temperature (or the configured one, if higher)."""
 
 
-class CompletionService:
+class CompletionService(DocumentEvents, IdleWork):
     """Turns documents and cursors into suggestions using one backend.
 
     It owns the settings: ``config`` is replaced only by ``reconfigure``.
@@ -148,35 +150,6 @@ class CompletionService:
         backend = self.backend
         if backend is not None:
             backend.forget(uri)
-
-    # -- other files (event loop): one call per LSP event, recorded by the related context ---
-
-    def workspace_folders(self, folders: list[str]) -> None:
-        """The client's workspace folders (URIs); the index is built in the background."""
-        self.related.set_roots(folders, self.config)
-
-    def document_opened(self, uri: str, text: str) -> None:
-        """A document opened: its code may be shown in other documents' prompts."""
-        text = one_line_end(text)
-        self.related.opened(uri, text)
-        self.edits.opened(uri, text)
-
-    def document_changed(self, uri: str, first: int, last: int, text: Callable[[], str]) -> None:
-        """A document changed in lines ``first`` to ``last`` (as they are now; they differ for
-        a change across lines); ``text`` reads its text (``one_line_end``'s), called only when
-        the change finishes an edit (see ``RecentEdits``). Cheap: called for every key."""
-        self.edits.changed(uri, first, last, text)
-
-    def document_saved(self, uri: str, text: str | None) -> None:
-        """A document saved (``text``: its content, when known)."""
-        text = None if text is None else one_line_end(text)
-        self.related.saved(uri, text)
-        self.edits.saved(uri, text)
-
-    def files_changed(self, uris: list[str]) -> None:
-        """Files created, changed or deleted on disk (``workspace/didChangeWatchedFiles``)."""
-        paths = [p for p in map(uri_to_path, uris) if p is not None]
-        self.related.files_changed(paths)
 
     def snapshot(self) -> dict[str, Any]:
         """Whether a backend is ready, the load error, the backend and its cache memory (see
@@ -340,77 +313,3 @@ class CompletionService:
                         max_tokens=cc.max_tokens, temperature=cc.temperature, seed=cc.seed,
                         **how)
 
-    # -- idle work ------------------------------------------------------------------------------
-
-    @property
-    def prefills(self) -> bool:
-        """Whether idle prefill runs: on the local engine, and on a serving engine that can
-        take a prefill-only request when ``idle.remote`` allows it."""
-        backend = self.backend
-        if backend is None or not backend.can_prefill:
-            return False
-        return backend.kind == "local" or self.config.idle.remote
-
-    def next_prompts(self, req: CompletionRequest, shown: str) -> list[NextPrompt]:
-        """What to prepare after ``shown`` was answered for ``req`` (any thread)."""
-        return after_answer(req.uri, req.path or req.uri, req.text, req.offset, shown,
-                            cold=req.uri in self._cold)
-
-    def opened(self, uri: str, path: str, text: str) -> NextPrompt:
-        """What to prepare for a file just opened (any thread)."""
-        return document_window(uri, path, one_line_end(text),
-                               self.config.completion.prefix_tokens)
-
-    def cursor_at(self, uri: str, path: str, text: str, offset: int) -> NextPrompt:
-        """What to prepare for a cursor the client reported without asking to complete."""
-        return NextPrompt("cursor", uri, path, text, offset)
-
-    def full_at(self, nxt: NextPrompt) -> NextPrompt:
-        """The full prompt at the state of ``nxt`` (whose prompt was the short one)."""
-        return NextPrompt("full", nxt.uri, nxt.path, nxt.base, nxt.offset)
-
-    def prefill(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
-                stop: Callable[[], bool] = lambda: False,
-                in_view: bool = False) -> PrefillResult | None:
-        """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
-
-        ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
-        ``window`` holds only the prompt's part before the text below the cursor, a ``full``
-        the full prompt; a cursor what ``idle.cursor_prompt`` says (the full prompt, the
-        short one with its front first, or the prompt a request there would read now: the
-        short one for a cold cache, see ``idle.cold_prompt_ms``), an Enter or accept branch
-        the one it will read once this prefill is done (``PromptPart``'s ``branch``).
-        ``in_view``: the document the user is in now (see ``Backend.prefill``). Stops within
-        one ubatch once ``cancelled`` is true, after the running chunk once ``stop`` is.
-        None when there is no model or the backend cannot prefill.
-        """
-        backend = self.backend
-        if backend is None or self._refused(nxt.uri, record=False):
-            return None
-        self.lifecycle.use(self.config)
-        text, offset = state
-        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
-        query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
-        parts: dict[str, PromptPart] = {"window": "shared", "full": "full", "enter": "branch",
-                                        "accept": "branch",
-                                        "cursor": self.config.idle.cursor_prompt}
-        part = parts.get(nxt.kind, "request")
-        return backend.prefill(query, part, in_view)
-
-    def prefetch(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
-                 answer_early: Callable[[Suggestion], None] | None = None) -> Suggestion:
-        """Generate the suggestion for ``nxt`` (at ``state``, its ``nxt.state()``) into the
-        suggestion cache (idle priority).
-
-        ``answer_early`` gets the complete lines so far once the inline budget has run out,
-        for a request that is waiting on this very state.
-        """
-        text, offset = state
-        req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path,
-                                budget_ms=self.config.completion.inline_budget_ms or None)
-        return self.complete(req, answer_early=answer_early, cancelled=cancelled, idle=True)
-
-    def ubatches_done(self) -> int:
-        """A clock of engine work: ubatches evaluated so far (any thread; 0 without a model)."""
-        backend = self.backend
-        return 0 if backend is None else backend.ubatches_done()

@@ -26,7 +26,7 @@ def register_completion_handlers(server: LspCoderServer) -> None:
                                         ls.config.completion.inline_budget_ms or None)
         if req is None:
             return None
-        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
+        ls.service.cursor_rested(req.uri, position.line, lambda: doc.text)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
         if invoked:
             req = replace(req, alternatives=ls.config.completion.alternatives)
@@ -43,7 +43,7 @@ def register_completion_handlers(server: LspCoderServer) -> None:
                                         ls.config.completion.completion_budget_ms)
         if req is None:
             return None
-        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
+        ls.service.cursor_rested(req.uri, position.line, lambda: doc.text)
         suggestion = await ls.scheduler.complete(
             req, "completion", hard_budget_ms=ls.config.completion.completion_budget_ms)
         ls.status.update()

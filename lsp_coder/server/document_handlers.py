@@ -47,6 +47,6 @@ def register_document_handlers(server: LspCoderServer) -> None:
         req, doc, position = ls.request(params.text_document.uri, params.position, None)
         if req is None:
             return None
-        ls.service.edits.rested(req.uri, position.line, lambda: doc.text)
+        ls.service.cursor_rested(req.uri, position.line, lambda: doc.text)
         ls.scheduler.cursor_moved(req.uri, req.path, req.text, req.offset)
         return word_highlights(doc, position)
