@@ -24,7 +24,8 @@ with ``+imports`` or ``+noimports`` ``context.imports`` on or off, one with ``+r
 ``completion.recent_lines = N`` (how many lines above the cursor go after the middle token),
 one with ``+oracle`` the true definition of the line's name put first in the section on top
 of what the run ships (``context.pinned``, its budget raised by the definition's size: what
-the right context could do); they combine (``in-file+full+imports``).
+the right context could do), one with ``+last`` ``context.relevant_last = true`` (the most
+relevant code last in the section); they combine (``in-file+full+imports``).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; then per language each
@@ -72,7 +73,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
-            v in ("full", "first", "imports", "noimports", "oracle")
+            v in ("full", "first", "imports", "noimports", "oracle", "last")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -90,6 +91,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             idle["cold_context_first"] = True
         elif variant in ("imports", "noimports"):
             context["imports"] = variant == "imports"
+        elif variant == "last":
+            context["relevant_last"] = True
         elif variant == "oracle":
             pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):

@@ -163,6 +163,12 @@ class ContextConfig:
     """Files that never reach the model, as gitignore patterns matched against paths relative
     to the workspace folder (``.gitignore``, ``.git/info/exclude`` and ``.lspcoderignore``
     are honored too); an excluded open document gets no completion."""
+    relevant_last: bool = False
+    """The other files' section with its most relevant code last, nearest the open file (the
+    definitions of the names at the cursor after the similar windows), as some
+    repository-level evaluations place it; off: the most relevant first. Pinned code stays
+    first either way. The short prompt for a cold cache keeps the section's front, which is
+    then its least relevant part."""
     recent_edits: bool = True
     """The user's last finished edits (a save, typing leaving the line, a pause, another
     document), each changed region as it is now, after the other files' section."""

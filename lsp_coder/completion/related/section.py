@@ -314,12 +314,15 @@ class RelatedContext:
         if not chosen and not pinned:
             return Section()
         entries: OrderedDict[str, list[str]] = OrderedDict((p, [t]) for p, t in pinned)
+        first = len(entries)
         for item in chosen:
             entries.setdefault(item.path, []).append(item.text)
+        files = [(p, "\n".join(texts)) for p, texts in entries.items()]
+        if cc.relevant_last:  # a file goes where its most relevant item puts it
+            files[first:] = reversed(files[first:])
         repo = next((one_line(r.name) for r in roots
                      if path is not None and path.is_relative_to(r)), "")
-        return Section(tuple((p, "\n".join(texts)) for p, texts in entries.items()), repo,
-                       shown)
+        return Section(tuple(files), repo, shown)
 
     def _similar_items(self, uri: str, text: str, offset: int, line: int,
                        others: list[tuple[str, str]], path: Path | None,

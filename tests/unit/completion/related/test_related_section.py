@@ -110,6 +110,21 @@ def test_each_source_can_be_turned_off_and_a_zero_budget_means_none(workspace):
     assert section(related, uri, text, budget=0) == Section()
 
 
+def test_relevant_last_puts_the_definitions_after_the_similar_windows(workspace):
+    text = APP + "engine = Engine('a')\n    engine.start("
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    last = apply(CONFIG, {"context": {"relevant_last": True,
+                                      "pinned": ["pinned.py\nLIMIT = 3"]}}, "t")
+    got = {}
+    for name, config in (("first", CONFIG), ("last", last)):
+        related = context_for(workspace)
+        related.opened("file:///notes/engine.py", "engine = Engine('x')\nengine.start(1)\n")
+        got[name] = section(related, uri, text, config=config).entries
+    assert [p for p, _ in got["first"]] == ["pkg/core.py", "engine.py"]
+    assert [p for p, _ in got["last"]] == ["pinned.py", "engine.py", "pkg/core.py"]
+    assert dict(got["last"])["pkg/core.py"] == dict(got["first"])["pkg/core.py"]
+
+
 def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspace):
     related = context_for(workspace)
     notes = "file:///notes/engine.py"
