@@ -1,6 +1,6 @@
 """``bench crossfile``'s answers and what it prints and draws of them: per run, the exact
 first lines, edit similarity, the share naming the used name, latency and prompt tokens, and
-each run against in-file only."""
+each run against in-file only and against the run less its last switch."""
 
 from __future__ import annotations
 
@@ -92,6 +92,16 @@ def in_file_run(name: str, runs: dict[str, dict[str, float]]) -> str | None:
     return same if same in runs else "in-file" if "in-file" in runs else None
 
 
+def without_switch_run(name: str, runs: dict[str, dict[str, float]]) -> str | None:
+    """The run ``name`` is also compared with: the same run less its last variant
+    (``all+full+last`` against ``all+full``, ``all+full+oracle`` against ``all+full``), when
+    there is one and it is not the in-file run ``name`` is compared with already."""
+    less, plus, _last = name.rpartition("+")
+    if not plus or less not in runs or less == in_file_run(name, runs):
+        return None
+    return less
+
+
 def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
     plt = pyplot()
     if plt is None:
@@ -115,8 +125,9 @@ def plot(summaries: dict[str, dict[str, float]], path: Path) -> bool:
 def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> str:
     """Per language (``languages``: each case's), each run's exact match, edit similarity,
     identifier exact match and F1 and share naming the name, with 95 % intervals from a
-    paired bootstrap over the cases; then each run against in-file only: the difference of
-    each metric and the ratio of exact matches, with their intervals."""
+    paired bootstrap over the cases; then each run against in-file only and against the same
+    run less its last switch (``without_switch_run``): the difference of each metric and the
+    ratio of exact matches, with their intervals."""
     out = []
     for language in sorted(set(languages)):
         picked = [i for i, lang in enumerate(languages) if lang == language]
@@ -131,19 +142,24 @@ def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> s
             cells = [paired(*[_values(run, field, scale)] * 2).base
                      for _h, field, scale in METRICS]
             out.append(f"{name:<22}" + "".join(f"{_cell(c):>22}" for c in cells))
+        named = {n: {} for n in runs}
         for name, run in runs.items():
-            base_name = in_file_run(name, {n: {} for n in runs})
-            if base_name is None:
-                continue
-            base = runs[base_name]
-            parts = []
-            for head, field, scale in METRICS:
-                result = paired(_values(base, field, scale), _values(run, field, scale))
-                parts.append(f"{head} {_cell(result.difference, True)}")
-                if field == "exact":
-                    parts.append(f"exact x{_cell(result.ratio, ratio=True)}")
-            out.append(f"  {name} vs {base_name}: " + "; ".join(parts))
+            for base_name in (in_file_run(name, named), without_switch_run(name, named)):
+                if base_name is not None:
+                    out.append(f"  {name} vs {base_name}: {_against(runs[base_name], run)}")
     return "\n".join(out)
+
+
+def _against(base: list[Answer], run: list[Answer]) -> str:
+    """Each metric's difference from ``base`` to ``run`` and the ratio of exact matches,
+    with their paired-bootstrap intervals."""
+    parts = []
+    for head, field, scale in METRICS:
+        result = paired(_values(base, field, scale), _values(run, field, scale))
+        parts.append(f"{head} {_cell(result.difference, True)}")
+        if field == "exact":
+            parts.append(f"exact x{_cell(result.ratio, ratio=True)}")
+    return "; ".join(parts)
 
 
 def _values(run: list[Answer], field: str, scale: float) -> list[float]:

@@ -2,7 +2,14 @@
 
 from dataclasses import asdict
 
-from lsp_coder.bench.crossfile_report import Answer, in_file_run, report_json, summarize, table
+from lsp_coder.bench.crossfile_report import (
+    Answer,
+    in_file_run,
+    report_json,
+    summarize,
+    table,
+    without_switch_run,
+)
 
 
 def _summary(exact: int, similarity: float) -> dict[str, float]:
@@ -18,6 +25,16 @@ def test_a_run_is_compared_with_in_file_of_the_same_variants():
     assert in_file_run("definitions+cold64", runs) == "in-file"  # no in-file+cold64 run
     assert in_file_run("in-file+full", runs) is None
     assert in_file_run("all+full", {"all+full": {}}) is None
+
+
+def test_a_switched_run_is_also_compared_with_the_run_without_its_last_switch():
+    runs = dict.fromkeys(("in-file+full", "all+full", "all+full+last", "all+full+oracle",
+                          "all+oracle"), {})
+    assert without_switch_run("all+full+last", runs) == "all+full"
+    assert without_switch_run("all+full+oracle", runs) == "all+full"
+    assert without_switch_run("all+oracle", runs) is None  # no plain "all" run
+    assert without_switch_run("all+full", runs) is None  # in-file+full already
+    assert without_switch_run("in-file+full", runs) is None
 
 
 def test_the_table_prints_the_ratio_and_the_edit_similarity_gain():
@@ -38,3 +55,8 @@ def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
     # identifier match scored from the suggestions: 2 of 3 identifiers, then all of them
     assert "66.7 [66.7, 66.7]" in text and "100.0 [100.0, 100.0]" in text
     assert "all vs in-file: exact +100.0 [+100.0, +100.0]" in text
+    raw["answers"]["all+last"] = [asdict(Answer(0, "z = grow(y)", False, 50.0, False, 1.0, 9,
+                                                False))]
+    text = report_json(raw)
+    assert "all+last vs in-file: exact +0.0" in text
+    assert "all+last vs all: exact -100.0 [-100.0, -100.0]" in text
