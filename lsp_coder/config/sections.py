@@ -168,7 +168,8 @@ class ContextConfig:
     definitions of the names at the cursor after the similar windows), as some
     repository-level evaluations place it; off: the most relevant first. Pinned code stays
     first either way. The short prompt for a cold cache keeps the section's front, which is
-    then its least relevant part."""
+    then its least relevant part, and a section that grows changes its front (the prompt is
+    read again from there) where it otherwise grows at its end."""
     recent_edits: bool = True
     """The user's last finished edits (a save, typing leaving the line, a pause, another
     document), each changed region as it is now, after the other files' section."""
