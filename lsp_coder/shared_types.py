@@ -253,6 +253,9 @@ class RequestStats:
     """Generated tokens taken from the greedy memory (verified without a decode)."""
     short_prompt: bool = False
     """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
+    second_pass: bool = False
+    """The answer is a second one, from a section that added what the first draft named
+    (``context.second_pass``); the figures are both passes'."""
 
 
 @dataclass(slots=True)

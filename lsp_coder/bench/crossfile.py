@@ -25,7 +25,8 @@ with ``+imports`` or ``+noimports`` ``context.imports`` on or off, one with ``+r
 one with ``+oracle`` the true definition of the line's name put first in the section on top
 of what the run ships (``context.pinned``, its budget raised by the definition's size: what
 the right context could do), one with ``+last`` ``context.relevant_last = true`` (the most
-relevant code last in the section); they combine (``in-file+full+imports``).
+relevant code last in the section), one with ``+second`` ``context.second_pass = true`` (a
+second pass by the names of the first answer); they combine (``in-file+full+imports``).
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; then per language each
@@ -73,7 +74,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
-            v in ("full", "first", "imports", "noimports", "oracle", "last")
+            v in ("full", "first", "imports", "noimports", "oracle", "last", "second")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -93,6 +94,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             context["imports"] = variant == "imports"
         elif variant == "last":
             context["relevant_last"] = True
+        elif variant == "second":
+            context["second_pass"] = True
         elif variant == "oracle":
             pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):
@@ -153,7 +156,8 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
     return Answer(index, suggestion, exact(suggestion, case.expected),
                   edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
-                  *identifier_match(suggestion, case.expected, case.language))
+                  *identifier_match(suggestion, case.expected, case.language),
+                  second_pass=bool(recent.get("second_pass")))
 
 
 async def timed_inline(session: Session, offset: int,
@@ -225,7 +229,8 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
                                name in oracles)
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
-                  f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms", flush=True)
+                  f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms"
+                  f"{' (second pass)' if answer.second_pass else ''}", flush=True)
         _write(args.out / "crossfile.json", names, seed, cases[: i + 1], tabs, answers,
                kept)
     summaries = {name: summarize(a) for name, a in answers.items()}

@@ -43,6 +43,8 @@ class Answer:
     identifier exact match)."""
     identifier_f1: float = 0.0
     """0-100, F1 of the first line's identifiers against the expected ones."""
+    second_pass: bool = False
+    """A second pass by the first draft's names answered it (``context.draft_lookup``)."""
 
 
 def summarize(answers: list[Answer]) -> dict[str, float]:
@@ -57,18 +59,19 @@ def summarize(answers: list[Answer]) -> dict[str, float]:
         "prompt_tokens_p50": (statistics.median(a.prompt_tokens for a in answers)
                               if answers else 0.0),
         "short_prompts": sum(a.short_prompt for a in answers),
+        "second_passes": sum(a.second_pass for a in answers),
     }
 
 
 def table(summaries: dict[str, dict[str, float]]) -> str:
     head = (f"{'run':<22}{'exact':>12}{'edit sim':>10}{'names it':>10}{'latency p50':>13}"
-            f"{'prompt tok':>12}{'short':>7}")
+            f"{'prompt tok':>12}{'short':>7}{'2nd':>5}")
     lines = [head]
     for name, s in summaries.items():
         lines.append(f"{name:<22}{s['exact']:>5.0f}/{s['cases']:<3.0f}({s['exact_rate']:3.0%})"
                      f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
                      f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
-                     f"{s['short_prompts']:>7.0f}")
+                     f"{s['short_prompts']:>7.0f}{s.get('second_passes', 0):>5.0f}")
     for name, s in summaries.items():
         base_name = in_file_run(name, summaries)
         if base_name is None:

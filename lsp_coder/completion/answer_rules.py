@@ -21,6 +21,10 @@ class EarlyAnswer:
         self.ctx = ctx
         self.sent = False
 
+    def over_budget(self) -> bool:
+        """Whether the caller's budget has run out (never without one)."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
     def on_text(self, text: str) -> None:
         if self.sent or self.send is None or self.deadline is None:
             return

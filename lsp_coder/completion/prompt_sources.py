@@ -57,17 +57,25 @@ class DocumentSources:
 
     ``record``: the other files' section is remembered as the document's (False for a preview
     by idle work, see ``RelatedContext.section``). ``edits``: the session's recent edits and
-    their visited ranges (``RecentEdits.visits``; none: neither shown).
+    their visited ranges (``RecentEdits.visits``; none: neither shown). ``first_answer``: an
+    answer at the cursor whose names the section looks up too (``context.second_pass``).
     """
 
     def __init__(self, req: CompletionRequest, config: Config, related: RelatedContext,
-                 record: bool = True, edits: RecentEdits | None = None) -> None:
+                 record: bool = True, edits: RecentEdits | None = None,
+                 first_answer: str = "") -> None:
         self._req = req
         self._config = config
         self._related = related
         self._edits = edits
         self._record = record
+        self._first_answer = first_answer
         self._last: tuple[PromptBudget, PromptParts] | None = None
+
+    @property
+    def gathered(self) -> tuple[PromptBudget, PromptParts] | None:
+        """The last budget gathered for and its pieces (None before any)."""
+        return self._last
 
     def gather(self, budget: PromptBudget) -> PromptParts:
         """The pieces within ``budget`` (the same pieces again for the same budget: the
@@ -85,7 +93,8 @@ class DocumentSources:
                                                        req.language_id))
         section_tokens, edit_tokens, visit_tokens = split_extra(budget.extra, config)
         section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
-                                        record=self._record, window_lines=window)
+                                        record=self._record, window_lines=window,
+                                        first_answer=self._first_answer)
         edits = self._recent_edits(window, edit_tokens)
         visits = self._visited_ranges(visit_tokens, section.entries + edits)
         repo, path = section.repo, section.path

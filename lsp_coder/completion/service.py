@@ -33,6 +33,7 @@ from .recent_edits import RecentEdits
 from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
 from .related.text import uri_to_path
+from .second_pass import answer_again
 from .suggestions import SuggestionCache
 
 __all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
@@ -242,6 +243,11 @@ class CompletionService(DocumentEvents, IdleWork):
             corpus=self.suggestions.latest(req.uri),
             idle=idle)
         result = backend.complete(query)
+        if (self.config.context.second_pass and not idle and not early.sent
+                and result.stop_reason not in NOT_STORED and not early.over_budget()):
+            again = answer_again(backend, query, result, run(PRE_CACHE, result.text, ctx), req,
+                                 self.config, self.related, self.edits)
+            result = result if again is None or again.stop_reason in NOT_STORED else again
         if not idle and result.stats is not None and result.stop_reason != StopReason.CANCELLED:
             if result.stats.short_prompt:
                 self._cold.add(req.uri)

@@ -170,6 +170,11 @@ class ContextConfig:
     first either way. The short prompt for a cold cache keeps the section's front, which is
     then its least relevant part, and a section that grows changes its front (the prompt is
     read again from there) where it otherwise grows at its end."""
+    second_pass: bool = False
+    """A second pass by the names of the first answer (RepoCoder's): when the first answer
+    uses a name whose definition the section did not show, the section adds it and the model
+    answers again (the cursor often sits before the name it needs, which only the answer
+    names). A request that finds something new costs a second prompt read and decode."""
     recent_edits: bool = True
     """The user's last finished edits (a save, typing leaving the line, a pause, another
     document), each changed region as it is now, after the other files' section."""

@@ -65,6 +65,7 @@ class Stats:
                 t["short_prompts"] += stats.short_prompt
                 entry.update({k: getattr(stats, k) for k in _SUMMED})
                 entry["short_prompt"] = stats.short_prompt
+                entry["second_pass"] = stats.second_pass
                 entry["draft_proposed"] = dict(stats.draft_proposed)
                 entry["draft_accepted"] = dict(stats.draft_accepted)
             self._recent.append(entry)

@@ -69,7 +69,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " NAME+noimports: also context.imports=true or false; NAME+recentN:"
                         " also completion.recent_lines=N; NAME+oracle: also the true"
                         " definition of the line's name pinned first in the section, on top"
-                        " of what NAME ships; NAME+last: also context.relevant_last=true"
+                        " of what NAME ships; NAME+last: also context.relevant_last=true;"
+                        " NAME+second: also context.second_pass=true"
                         " (they combine: in-file+full+imports)")
     open_pause(p, "time between opening the files and the request")
     p.add_argument("--highlight", action="store_true",

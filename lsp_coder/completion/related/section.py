@@ -240,15 +240,16 @@ class RelatedContext:
     # -- the section (worker) -------------------------------------------------------------------
 
     def section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
-                record: bool = True, window_lines: tuple[int, int] = (0, 0)) -> Section:
+                record: bool = True, window_lines: tuple[int, int] = (0, 0),
+                first_answer: str = "") -> Section:
         """The other files' section for a request at ``offset`` of ``text`` (document ``uri``);
         empty when reading the files takes over ``FILES_LIMIT_S`` (see ``_section``)."""
         return self._bounded_section.run(
             lambda: self._section(uri, text, offset, budget_tokens, config, record,
-                                  window_lines), Section())
+                                  window_lines, first_answer), Section())
 
     def _section(self, uri: str, text: str, offset: int, budget_tokens: int, config: Config,
-                 record: bool, window_lines: tuple[int, int]) -> Section:
+                 record: bool, window_lines: tuple[int, int], first_answer: str) -> Section:
         """The other files' section for a request at ``offset`` of ``text`` (document ``uri``).
 
         Stability: when everything the cursor needs now is already in the document's last
@@ -256,7 +257,9 @@ class RelatedContext:
         their order and the new ones follow. ``record``: remember the result as the
         document's section (False for a preview by idle work). ``window_lines``: the lines
         above and below the cursor line that the prompt holds (no window of them is repeated
-        here).
+        here). ``first_answer``: an answer at the cursor whose names are looked up as if typed
+        (``context.second_pass``; the similar windows and the remembered text stay the
+        document's own).
         """
         cc = config.context
         pinned = pinned_entries(cc.pinned)
@@ -282,8 +285,10 @@ class RelatedContext:
         if cc.definitions and budget > 0:
             with self._lock:
                 files = self._files_generation
-            found = self._definitions.items(text, lines_above(text, offset),
-                                            lines_by_distance(text, offset), path, roots,
+            looked, at = ((text[:offset] + first_answer + text[offset:],
+                           offset + len(first_answer)) if first_answer else (text, offset))
+            found = self._definitions.items(looked, lines_above(looked, at),
+                                            lines_by_distance(looked, at), path, roots,
                                             cc.max_file_bytes, self._index, files)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]

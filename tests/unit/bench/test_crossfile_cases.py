@@ -241,6 +241,8 @@ def test_runs_switch_the_context_sources():
     assert base["completion"] == {"max_tokens": 48}
     assert run_options("all+full+last", base)["context"]["relevant_last"] is True
     assert "relevant_last" not in run_options("all+full", base)["context"]
+    assert run_options("all+full+second", base)["context"]["second_pass"] is True
+    assert "second_pass" not in run_options("all+full", base)["context"]
     for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm",
                   "all+recent", "all+recentx"):
         with pytest.raises(ValueError):

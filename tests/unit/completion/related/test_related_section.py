@@ -197,3 +197,18 @@ def test_pinned_code_comes_first_and_the_sources_keep_what_is_left(workspace):
     alone = apply(config, {"context": {"definitions": False, "open_files": False}}, "test")
     assert section(context_for(workspace), uri, APP, config=alone).entries == (
         ("pkg/core.py", "def scale_value(x):\n    return x * 2\n"),)
+
+
+def test_a_first_answers_names_are_looked_up_as_if_typed(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    window = (APP.count("\n"), 0)
+    assert section(related, uri, APP) == Section()  # the cursor names nothing imported yet
+    found = related.section(uri, APP, len(APP), 512, CONFIG, window_lines=window,
+                            first_answer="engine = Engine(")
+    [(path, body)] = found.entries
+    assert path == "pkg/core.py" and body.startswith("@dataclass\nclass Engine:")
+    # An answer that names nothing imported finds nothing; the typed text is what it was.
+    assert related.section(uri, APP, len(APP), 512, CONFIG, window_lines=window,
+                           first_answer="x = 1") == found  # kept while it serves
+    assert section(related, uri, APP + "engine = Engine(") == found
