@@ -26,7 +26,10 @@ one with ``+oracle`` the true definition of the line's name put first in the sec
 of what the run ships (``context.pinned``, its budget raised by the definition's size: what
 the right context could do), one with ``+last`` ``context.relevant_last = true`` (the most
 relevant code last in the section), one with ``+second`` ``context.second_pass = true`` (a
-second pass by the names of the first answer); they combine (``in-file+full+imports``).
+second pass by the names of the first answer); they combine (``in-file+full+imports``). Where
+a ``NAME+second`` run's second pass did not run, run ``NAME`` is not asked: its one request
+is that first pass, the same prompt, answered the same way (greedy decoding), so it takes
+that answer.
 
 It prints, per run, the exact first lines, the mean edit similarity, the share of suggestions
 that name the used name, and the request's latency and prompt tokens; then per language each
@@ -222,15 +225,21 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     args.out.mkdir(parents=True, exist_ok=True)
     # Case by case, every run on each: a run stopped early still compares like with like,
     # and the JSON written after each case holds what is done.
+    order = sorted(plans, key=lambda name: not name.endswith("+second"))
     for i, case in enumerate(cases):
-        for name, options in plans.items():
-            answer = await ask(case, sources[case.source], tabs[i], options,
-                               args.open_pause_ms, i, args.server_log, args.highlight,
-                               name in oracles)
+        for name in order:
+            twin = answers.get(f"{name}+second")
+            if twin is not None and len(twin) > i and not twin[i].second_pass:
+                answer, how = twin[i], f" (as {name}+second: no second pass)"
+            else:
+                answer = await ask(case, sources[case.source], tabs[i], plans[name],
+                                   args.open_pause_ms, i, args.server_log, args.highlight,
+                                   name in oracles)
+                how = " (second pass)" if answer.second_pass else ""
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"
-                  f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms"
-                  f"{' (second pass)' if answer.second_pass else ''}", flush=True)
+                  f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms{how}",
+                  flush=True)
         _write(args.out / "crossfile.json", names, seed, cases[: i + 1], tabs, answers,
                kept)
     summaries = {name: summarize(a) for name, a in answers.items()}

@@ -5,7 +5,9 @@ sits before the name it needs (the other file's name is not typed yet), so the n
 the cursor cannot find its definition, while the first answer names it. Here the other files'
 section looks the first answer's names up as if they were typed; when that adds code the
 first prompt did not show, the model answers again from the new section, with the first
-answer as the speculative hint (verified, not trusted).
+answer as the speculative hint (verified, not trusted). The second pass keeps the request's
+time box: it starts only before the box runs out, and the box's early answer (the complete
+lines so far) may come from it.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def answer_again(backend: Backend, query: FimQuery, first: BackendResult, first_
     sources = DocumentSources(req, config, related, edits=edits, first_answer=first_text)
     if sources.gather(budget).extra == parts.extra:
         return None
-    again = backend.complete(replace(query, sources=sources, hint=first_text, on_text=None))
+    again = backend.complete(replace(query, sources=sources, hint=first_text))
     if again.stats is not None:
         before = first.stats or RequestStats()
         for name in ADDED_UP:
