@@ -32,11 +32,12 @@ from .prompt_sources import DocumentSources, settings_budget
 from .recent_edits import RecentEdits
 from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
+from .related.index_pool import IndexPool
 from .related.text import uri_to_path
 from .second_pass import answer_again
 from .suggestions import SuggestionCache
 
-__all__ = ["CompletionRequest", "CompletionService", "RequestStats", "Suggestion"]
+__all__ = ["CompletionRequest", "CompletionService", "IndexPool", "RequestStats", "Suggestion"]
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +51,17 @@ ALTERNATIVE_TEMPERATURE = 0.8
 class CompletionService(DocumentEvents, IdleWork):
     """Turns documents and cursors into suggestions using one backend.
 
-    It owns the settings: ``config`` is replaced only by ``reconfigure``.
+    It owns the settings: ``config`` is replaced only by ``reconfigure``. ``indexes``: the
+    server's workspace indexes, shared by its sessions (default: the service's own).
     """
 
-    def __init__(self, config: Config, lifecycle: BackendLifecycle | None = None) -> None:
+    def __init__(self, config: Config, lifecycle: BackendLifecycle | None = None,
+                 indexes: IndexPool | None = None) -> None:
         self.config = config
         self.lifecycle = lifecycle if lifecycle is not None else BackendLifecycle()
         """The backend and its last load error (shared by the editor sessions of a server)."""
         self.suggestions = SuggestionCache()
-        self.related = RelatedContext()
+        self.related = RelatedContext(indexes)
         """Other files' code for the prompt: open documents, the workspace, definitions."""
         self.edits = RecentEdits()
         """The user's last finished edits, shown after the other files' section."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..completion.lifecycle import BackendLifecycle
+from ..completion.service import IndexPool
 from .idle_turns import IdleTurns
 from .worker_state import RequestQueue, WorkerState
 
@@ -64,6 +65,8 @@ class EngineHost:
         """The editor sessions (``LspCoderServer``), in the order they connected."""
         self.idle_turns = IdleTurns(self.requests_waiting)
         """Whose idle work runs."""
+        self.indexes = IndexPool()
+        """The workspace indexes, one for the sessions on the same folders and settings."""
 
     # -- sessions and models --------------------------------------------------------------------
 

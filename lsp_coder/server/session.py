@@ -55,7 +55,7 @@ class LspCoderServer(LanguageServer):
         self.slot: ModelSlot | None = None
         """The model this session completes with (set at ``initialize``)."""
         self.load_needed = True  # whether "initialized" loads the model
-        self.service = CompletionService(base_config)
+        self.service = CompletionService(base_config, indexes=host.indexes)
         self.stats = Stats()
         self.scheduler = Scheduler(self.service, self.stats, host,
                                    lambda: self.config.completion.debounce_ms,

@@ -26,6 +26,7 @@ from .bounded import BoundedCalls
 from .cursor_lines import lines_above, lines_between, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
+from .index_pool import IndexKey, IndexPool
 from .items import Item, fit_items
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
@@ -91,10 +92,11 @@ class RelatedContext:
 
     ``opened``, ``saved``, ``closed``, ``files_changed`` and ``set_roots`` come from the event
     loop and only record; ``section`` and ``excluded`` run on the worker, each waiting at most
-    ``FILES_LIMIT_S`` for the files it reads (``bounded``).
+    ``FILES_LIMIT_S`` for the files it reads (``bounded``). ``indexes``: where its workspace
+    index comes from (the server's, shared with its other sessions; default: its own).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, indexes: IndexPool | None = None) -> None:
         self._lock = threading.Lock()
         self._documents: OrderedDict[str, str] = OrderedDict()
         self._closed: OrderedDict[Path, None] = OrderedDict()
@@ -102,7 +104,12 @@ class RelatedContext:
         self._roots: tuple[Path, ...] = ()
         self.exclusion = Exclusion()
         """What never reaches the model (configured from the folders and the settings)."""
+        self._indexes = indexes if indexes is not None else IndexPool()
         self._index: WorkspaceIndex | None = None
+        self._index_key: IndexKey | None = None
+        self._index_lock = threading.Lock()
+        self._ended = False
+        """``close`` was called: no index is taken any more."""
         self._definitions = DefinitionFinder(self.exclusion.allows)
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
@@ -127,12 +134,25 @@ class RelatedContext:
             self._roots = tuple(dict.fromkeys(roots))
             self._generation += 1
         self._exclude(config)
+        self._use_index(config)
+
+    def _use_index(self, config: Config) -> None:
+        """Take the workspace index for the folders and the settings from the pool (giving
+        back the one held before), or none where indexing is off; cheap when they did not
+        change."""
         cc = config.context
-        if cc.workspace and self._roots and cc.max_files > 0:
-            if self._index is None:
-                self._index = WorkspaceIndex(cc.max_files, cc.max_file_bytes,
-                                             self.exclusion.allows)
-            self._index.set_roots(self._roots)
+        with self._lock:
+            roots = self._roots
+        key = (IndexKey(roots, cc.max_files, cc.max_file_bytes, tuple(cc.exclude),
+                        cc.ignore_files)
+               if cc.workspace and roots and cc.max_files > 0 else None)
+        with self._index_lock:
+            if key == self._index_key or self._ended:
+                return
+            old, self._index_key = self._index, key
+            self._index = None if key is None else self._indexes.acquire(key)
+        if old is not None:
+            self._indexes.release(old)
 
     def _exclude(self, config: Config) -> None:
         """Take the folders and ``[context] exclude``; when what is excluded changed, what
@@ -147,8 +167,6 @@ class RelatedContext:
             self._files_generation += 1
             self._sections.clear()
             self._chunks.clear()
-        if self._index is not None:
-            self._index.rebuild()
 
     def excluded(self, uri: str, config: Config) -> str | None:
         """Why the document ``uri`` must never reach the model (None when it may; refused
@@ -218,8 +236,13 @@ class RelatedContext:
                 self._sections[uri] = [item for item in items if not gone(item)]
 
     def close(self) -> None:
-        if self._index is not None:
-            self._index.close()
+        """The session ended: its workspace index is given back (it ends with its last
+        user)."""
+        with self._index_lock:
+            index, self._index, self._index_key = self._index, None, None
+            self._ended = True
+        if index is not None:
+            self._indexes.release(index)
 
     def place(self, uri: str) -> tuple[str, str]:
         """(the workspace folder's name or "", the path a prompt writes) of document ``uri``."""
@@ -267,6 +290,7 @@ class RelatedContext:
         if (budget <= 0 or not (cc.definitions or cc.open_files)) and not pinned:
             return Section()
         self._exclude(config)
+        self._use_index(config)
         with self._lock:
             roots, generation = self._roots, self._generation
             others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
