@@ -266,14 +266,26 @@ def _listed(names: list[str], shown: int = 12) -> str:
 def select_by_family(pool: list[CrossCase], count: int, seed: int,
                      per_file: int) -> list[CrossCase]:
     """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;
-    JavaScript and TypeScript together), the families in turn (Python first), so a run
-    stopped early has cases of each."""
+    JavaScript and TypeScript together), the families in turn (Python first) and a family's
+    languages spread evenly through it, so a run stopped early has cases of each language
+    in about the share the whole run has."""
     families: dict[str, list[CrossCase]] = {}
     for case in pool:
         families.setdefault("python" if case.language == "python" else "js", []).append(case)
-    drawn = [select(families[f], count, seed, per_file)
+    drawn = [spread(select(families[f], count, seed, per_file))
              for f in sorted(families, key=lambda f: f != "python")]
     return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]
+
+
+def spread(cases: list[CrossCase]) -> list[CrossCase]:
+    """``cases`` with each language's cases, in their order, spread evenly through the list
+    (a language with a third of them: every third case)."""
+    by_language: dict[str, list[CrossCase]] = {}
+    for case in cases:
+        by_language.setdefault(case.language, []).append(case)
+    placed = [((i + 0.5) / len(group), n, case) for n, group in enumerate(by_language.values())
+              for i, case in enumerate(group)]
+    return [case for *_, case in sorted(placed, key=lambda p: p[:2])]
 
 
 async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],

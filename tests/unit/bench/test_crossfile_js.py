@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import run_options, select_by_family, with_oracle
-from lsp_coder.bench.crossfile_cases import before_name, make_workspace
+from lsp_coder.bench.crossfile import run_options, select_by_family, spread, with_oracle
+from lsp_coder.bench.crossfile_cases import CrossCase, before_name, make_workspace
 from lsp_coder.bench.crossfile_sources import (
     NPM_PREFIX,
     cases,
@@ -192,6 +192,18 @@ def test_cases_are_drawn_per_family_of_languages(tmp_path):
     pool += cases(resolve(str(pkg)))
     chosen = select_by_family(pool, 2, seed=0, per_file=5)
     assert [c.language == "python" for c in chosen] == [True, False, True, False]
+
+
+def test_a_familys_languages_are_spread_through_it_in_their_share():
+    def case(language: str, n: int) -> CrossCase:
+        return CrossCase("pkg", f"m{n}", n, "", 0, "x", "x", "m", language=language)
+
+    drawn = [case("javascript", n) for n in range(6)] + [case("typescript", n)
+                                                         for n in range(6, 9)]
+    order = [c.language[0] for c in spread(drawn)]
+    assert order == list("jtjjtjjtj")
+    assert sorted(spread(drawn), key=lambda c: c.line) == drawn  # the same cases
+    assert [c.line for c in spread(drawn) if c.language == "javascript"] == list(range(6))
 
 
 def test_the_npm_packages_of_this_machine_give_cases():
