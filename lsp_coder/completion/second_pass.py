@@ -29,10 +29,11 @@ ADDED_UP = ("evaluated_tokens", "generated_tokens", "prefill_ms", "decode_ms", "
 
 def answer_again(backend: Backend, query: FimQuery, first: BackendResult, first_text: str,
                  req: CompletionRequest, config: Config, related: RelatedContext,
-                 edits: RecentEdits | None) -> BackendResult | None:
+                 edits: RecentEdits | None) -> tuple[BackendResult, FimQuery] | None:
     """The answer to ``query`` from a section that also holds the definitions its first
-    answer (``first``; ``first_text`` as the filters left it) names; None when they add
-    nothing to the section ``query`` was answered from, or its prompt was not gathered here."""
+    answer (``first``; ``first_text`` as the filters left it) names, and the query it
+    answers; None when they add nothing to the section ``query`` was answered from, or its
+    prompt was not gathered here."""
     gathered = query.sources.gathered if isinstance(query.sources, DocumentSources) else None
     if gathered is None or not first_text.strip() or query.cancelled():
         return None
@@ -40,10 +41,11 @@ def answer_again(backend: Backend, query: FimQuery, first: BackendResult, first_
     sources = DocumentSources(req, config, related, edits=edits, first_answer=first_text)
     if sources.gather(budget).extra == parts.extra:
         return None
-    again = backend.complete(replace(query, sources=sources, hint=first_text))
+    second = replace(query, sources=sources, hint=first_text)
+    again = backend.complete(second)
     if again.stats is not None:
         before = first.stats or RequestStats()
         for name in ADDED_UP:
             setattr(again.stats, name, getattr(again.stats, name) + getattr(before, name))
         again.stats.second_pass = True
-    return again
+    return again, second

@@ -250,7 +250,8 @@ class CompletionService(DocumentEvents, IdleWork):
                 and result.stop_reason not in NOT_STORED and not early.over_budget()):
             again = answer_again(backend, query, result, run(PRE_CACHE, result.text, ctx), req,
                                  self.config, self.related, self.edits)
-            result = result if again is None or again.stop_reason in NOT_STORED else again
+            if again is not None and again[0].stop_reason not in NOT_STORED:
+                result, query = again  # alternatives sample the prompt it left cached
         if not idle and result.stats is not None and result.stop_reason != StopReason.CANCELLED:
             if result.stats.short_prompt:
                 self._cold.add(req.uri)

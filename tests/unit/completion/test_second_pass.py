@@ -35,8 +35,10 @@ def test_a_first_answer_naming_code_the_section_lacks_is_answered_again(tiny_qwe
 
         assert again("1 + 2") is None  # names nothing: the first answer stands
         assert again("") is None
-        second = again("Engine(name)")
-        assert second is not None and second.stats.second_pass
+        answered = again("Engine(name)")
+        assert answered is not None
+        second, asked = answered
+        assert second.stats.second_pass and asked.hint == "Engine(name)"
         assert second.stats.prompt_tokens > first.stats.prompt_tokens  # the definition
         assert second.stats.evaluated_tokens > first.stats.evaluated_tokens  # both passes
         assert second.stats.generated_tokens >= first.stats.generated_tokens
