@@ -44,7 +44,7 @@ class Answer:
     identifier_f1: float = 0.0
     """0-100, F1 of the first line's identifiers against the expected ones."""
     second_pass: bool = False
-    """A second pass by the first draft's names answered it (``context.draft_lookup``)."""
+    """A second pass by the first answer's names answered it (``context.second_pass``)."""
 
 
 def summarize(answers: list[Answer]) -> dict[str, float]:

@@ -156,7 +156,8 @@ class RelatedContext:
 
     def _exclude(self, config: Config) -> None:
         """Take the folders and ``[context] exclude``; when what is excluded changed, what
-        was found before is forgotten and the index built again."""
+        was found before is forgotten (the index for the new settings is another one:
+        ``_use_index``)."""
         with self._lock:
             roots = self._roots
         if not self.exclusion.configure(roots, config.context.exclude,
