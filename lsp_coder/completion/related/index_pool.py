@@ -13,6 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...config import ContextConfig
 from .exclusion import Exclusion
 from .workspace import WorkspaceIndex
 
@@ -83,3 +84,42 @@ class IndexPool:
                 return
             del self._held[key]
         index.close()
+
+
+class HeldIndex:
+    """One session's hold on the pool's index for its folders and settings (any thread)."""
+
+    def __init__(self, pool: IndexPool) -> None:
+        self._pool = pool
+        self._lock = threading.Lock()
+        self._index: WorkspaceIndex | None = None
+        self._key: IndexKey | None = None
+        self._ended = False
+        """``close`` was called: no index is taken any more."""
+
+    @property
+    def index(self) -> WorkspaceIndex | None:
+        """The index held (None where indexing is off, or before folders were set)."""
+        return self._index
+
+    def use(self, roots: tuple[Path, ...], cc: ContextConfig) -> None:
+        """Hold the index for ``roots`` and the settings ``cc`` (giving back the one held
+        before), or none where indexing is off; cheap when they did not change."""
+        key = (IndexKey(roots, cc.max_files, cc.max_file_bytes, tuple(cc.exclude),
+                        cc.ignore_files)
+               if cc.workspace and roots and cc.max_files > 0 else None)
+        with self._lock:
+            if key == self._key or self._ended:
+                return
+            old, self._key = self._index, key
+            self._index = None if key is None else self._pool.acquire(key)
+        if old is not None:
+            self._pool.release(old)
+
+    def close(self) -> None:
+        """Give the index back for good (it ends with its last user)."""
+        with self._lock:
+            index, self._index, self._key = self._index, None, None
+            self._ended = True
+        if index is not None:
+            self._pool.release(index)

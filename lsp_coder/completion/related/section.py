@@ -26,7 +26,7 @@ from .bounded import BoundedCalls
 from .cursor_lines import lines_above, lines_between, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
-from .index_pool import IndexKey, IndexPool
+from .index_pool import HeldIndex, IndexPool
 from .items import Item, fit_items
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
@@ -104,12 +104,8 @@ class RelatedContext:
         self._roots: tuple[Path, ...] = ()
         self.exclusion = Exclusion()
         """What never reaches the model (configured from the folders and the settings)."""
-        self._indexes = indexes if indexes is not None else IndexPool()
-        self._index: WorkspaceIndex | None = None
-        self._index_key: IndexKey | None = None
-        self._index_lock = threading.Lock()
-        self._ended = False
-        """``close`` was called: no index is taken any more."""
+        self._held = HeldIndex(indexes if indexes is not None else IndexPool())
+        """The workspace index for the folders and the settings."""
         self._definitions = DefinitionFinder(self.exclusion.allows)
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
@@ -137,22 +133,10 @@ class RelatedContext:
         self._use_index(config)
 
     def _use_index(self, config: Config) -> None:
-        """Take the workspace index for the folders and the settings from the pool (giving
-        back the one held before), or none where indexing is off; cheap when they did not
-        change."""
-        cc = config.context
+        """Hold the workspace index for the folders and the settings (``HeldIndex.use``)."""
         with self._lock:
             roots = self._roots
-        key = (IndexKey(roots, cc.max_files, cc.max_file_bytes, tuple(cc.exclude),
-                        cc.ignore_files)
-               if cc.workspace and roots and cc.max_files > 0 else None)
-        with self._index_lock:
-            if key == self._index_key or self._ended:
-                return
-            old, self._index_key = self._index, key
-            self._index = None if key is None else self._indexes.acquire(key)
-        if old is not None:
-            self._indexes.release(old)
+        self._held.use(roots, config.context)
 
     def _exclude(self, config: Config) -> None:
         """Take the folders and ``[context] exclude``; when what is excluded changed, what
@@ -210,8 +194,9 @@ class RelatedContext:
         with self._lock:
             self._files_generation += 1
             self._purge(lambda item: item.key[0] == "def" and item.key[1] in changed)
-        if self._index is not None and paths:
-            self._index.refresh(paths)
+        index = self._held.index
+        if index is not None and paths:
+            index.refresh(paths)
 
     def closed(self, uri: str) -> None:
         """A document closed: its section is forgotten and its text leaves the candidates;
@@ -239,11 +224,7 @@ class RelatedContext:
     def close(self) -> None:
         """The session ended: its workspace index is given back (it ends with its last
         user)."""
-        with self._index_lock:
-            index, self._index, self._index_key = self._index, None, None
-            self._ended = True
-        if index is not None:
-            self._indexes.release(index)
+        self._held.close()
 
     def place(self, uri: str) -> tuple[str, str]:
         """(the workspace folder's name or "", the path a prompt writes) of document ``uri``."""
@@ -259,7 +240,7 @@ class RelatedContext:
     @property
     def index(self) -> WorkspaceIndex | None:
         """The workspace index (None before folders were set with indexing on)."""
-        return self._index
+        return self._held.index
 
     # -- the section (worker) -------------------------------------------------------------------
 
@@ -314,7 +295,7 @@ class RelatedContext:
                            offset + len(first_answer)) if first_answer else (text, offset))
             found = self._definitions.items(looked, lines_above(looked, at),
                                             lines_by_distance(looked, at), path, roots,
-                                            cc.max_file_bytes, self._index, files)
+                                            cc.max_file_bytes, self._held.index, files)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]
         if cc.open_files and budget > 0:
