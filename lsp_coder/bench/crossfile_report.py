@@ -71,7 +71,7 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
         lines.append(f"{name:<22}{s['exact']:>5.0f}/{s['cases']:<3.0f}({s['exact_rate']:3.0%})"
                      f"{s['edit_similarity']:>9.1f}{s['uses_name_rate']:>10.0%}"
                      f"{s['latency_p50_ms']:>10.0f} ms{s['prompt_tokens_p50']:>12.0f}"
-                     f"{s['short_prompts']:>7.0f}{s.get('second_passes', 0):>5.0f}")
+                     f"{s['short_prompts']:>7.0f}{s['second_passes']:>5.0f}")
     for name, s in summaries.items():
         base_name = in_file_run(name, summaries)
         if base_name is None:

@@ -28,7 +28,7 @@ class EarlyAnswer:
     def on_text(self, text: str) -> None:
         if self.sent or self.send is None or self.deadline is None:
             return
-        if time.perf_counter() < self.deadline:
+        if not self.over_budget():
             return
         cut = text.rfind("\n")
         if cut <= 0 or not text[:cut].strip():

@@ -10,7 +10,7 @@ key, so no session's later settings change what another session's index holds.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...config import ContextConfig
@@ -37,9 +37,7 @@ class IndexKey:
 @dataclass(slots=True)
 class _Held:
     index: WorkspaceIndex
-    """The shared index."""
-    exclusion: Exclusion = field(repr=False)
-    """What it may read (the key's settings)."""
+    """The shared index (what it may read: an exclusion made from its key)."""
     users: int = 0
     """Sessions holding it."""
 
@@ -66,24 +64,23 @@ class IndexPool:
                 exclusion = Exclusion()
                 exclusion.configure(key.roots, list(key.exclude), key.ignore_files)
                 index = WorkspaceIndex(key.max_files, key.max_file_bytes, exclusion.allows)
-                held = self._held[key] = _Held(index, exclusion)
+                held = self._held[key] = _Held(index)
             held.users += 1
         if new:
             held.index.set_roots(key.roots)
         return held.index
 
-    def release(self, index: WorkspaceIndex) -> None:
-        """A session no longer uses ``index``: it ends with its last user."""
+    def release(self, key: IndexKey) -> None:
+        """A session no longer uses the index for ``key``: it ends with its last user."""
         with self._lock:
-            key = next((k for k, h in self._held.items() if h.index is index), None)
-            if key is None:
+            held = self._held.get(key)
+            if held is None:
                 return
-            held = self._held[key]
             held.users -= 1
             if held.users > 0:
                 return
             del self._held[key]
-        index.close()
+        held.index.close()
 
 
 class HeldIndex:
@@ -111,7 +108,7 @@ class HeldIndex:
         with self._lock:
             if key == self._key or self._ended:
                 return
-            old, self._key = self._index, key
+            old, self._key = self._key, key
             self._index = None if key is None else self._pool.acquire(key)
         if old is not None:
             self._pool.release(old)
@@ -119,7 +116,7 @@ class HeldIndex:
     def close(self) -> None:
         """Give the index back for good (it ends with its last user)."""
         with self._lock:
-            index, self._index, self._key = self._index, None, None
+            key, self._index, self._key = self._key, None, None
             self._ended = True
-        if index is not None:
-            self._pool.release(index)
+        if key is not None:
+            self._pool.release(key)
