@@ -2,11 +2,11 @@
 
 A client that draws the suggestion itself as ghost text (the VS Code extension, the Neovim
 plugin, Emacs's ``lsp-coder-ghost-mode``) says so at ``initialize`` with the experimental
-client capability ``lspCoderGhostText``. Its ``textDocument/completion`` requests are then
-answered with an empty list at once, so the same text is not offered twice (as ghost text
-and as an item of the list, where Tab would take the list's) and the engine does not work on
-an item nobody shows. Every other client (Helix, Emacs's completion-at-point, Neovim's menu or
-omnifunc) keeps the item.
+client capability ``lspCoderGhostText``. It is then offered no ``completionProvider`` (protocol.py)
+and a ``textDocument/completion`` request that comes anyway is answered with an empty list at
+once, so the same text is not offered twice (as ghost text and as an item of the list, where
+Tab would take the list's) and the engine does not work on an item nobody shows. Every other
+client (Helix, Emacs's completion-at-point, Neovim's menu or omnifunc) keeps the item.
 """
 
 from __future__ import annotations

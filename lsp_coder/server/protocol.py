@@ -22,6 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .document_store import Document, DocumentStore
 from .framing import Damaged, Message
+from .menu_item import wants_menu_item
 
 log = logging.getLogger(__name__)
 
@@ -233,6 +234,16 @@ class LspCoderProtocol(LanguageServerProtocol):
             yield user_handler, (params,), None
 
     # -- lifecycle ------------------------------------------------------------------------------
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        """pygls's ``initialize``, without ``completionProvider`` for a client that draws the
+        suggestion as ghost text (menu_item.py): its completion requests would only get empty
+        lists, so it is not asked to send them."""
+        result = yield from super().lsp_initialize(params)
+        if not wants_menu_item(params.capabilities):
+            result.capabilities.completion_provider = None
+        return result
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args):
