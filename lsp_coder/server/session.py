@@ -131,10 +131,12 @@ class LspCoderServer(LanguageServer):
         self.status.update()
         try:
             error = await self._load_model(slot)
-            await self.scheduler.run(settle_heap)
         finally:
             host.end_loading(slot)
             self.status.update()
+        # After the load has ended: on the shared worker this may wait behind another
+        # session's work, and the model is ready meanwhile.
+        await self.scheduler.run(settle_heap)
         if error is None and slot is not self.slot:
             await self._free(self.use_model(slot))
         elif error is not None and slot is not self.slot and not slot.users:

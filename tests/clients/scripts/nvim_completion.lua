@@ -126,7 +126,7 @@ local function run()
       local response = client.request_sync("workspace/executeCommand",
         { command = "lspCoder.stats", arguments = {} }, 5000, buf)
       stats = response and response.result or stats
-      return (stats.totals.editors or 0) >= params.wait_editors
+      return (stats.totals.editors or 0) >= params.wait_editors and not stats.totals.loading
     end, 100)
     if not together then
       error("the other editors never came: " .. vim.inspect(stats.totals.editors))
