@@ -230,6 +230,18 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     for plain, pinned in zip(raw["answers"]["all"], raw["answers"]["all+oracle"]):
         assert pinned["prompt_tokens"] > plain["prompt_tokens"] > 0
         assert 0 <= pinned["identifier_f1"] <= 100
+    # The same cases again from the JSON, drawn by its recipe without --recipe: the same
+    # lines, and the same answers (greedy decoding, the same prompts).
+    again = run("bench", "crossfile", "--cases-from", str(tmp_path / "out" / "crossfile.json"),
+                "--sources", "in-file", "--open-pause-ms", "0", "--alone",
+                "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
+                "--out", str(tmp_path / "again"))
+    assert again.returncode == 0, again.stderr
+    redone = json.loads((tmp_path / "again" / "crossfile.json").read_text())
+    assert (redone["recipe"], raw["recipe"]) == ("cceval", "cceval")
+    assert redone["cases"] == raw["cases"]
+    assert ([a["suggestion"] for a in redone["answers"]["in-file"]]
+            == [a["suggestion"] for a in raw["answers"]["in-file"]])
 
 
 @pytest.mark.real_model

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import random
 import tempfile
@@ -64,6 +63,7 @@ from .crossfile_cases import (
     make_workspace,
     select,
 )
+from .crossfile_draw import cases_from, how_drawn, select_by_family
 from .crossfile_report import Answer, language_tables, plot, summarize, table
 from .crossfile_sources import cases as source_cases
 from .crossfile_sources import files, oracle, resolve, split_sources
@@ -174,29 +174,15 @@ async def timed_inline(session: Session, offset: int,
     return suggestion, latency, (await session.stats())["recent"][-1]
 
 
-def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
-    """The cases an earlier run's JSON (``raw``) lists, in its order, found again in ``pool``;
-    ValueError for one that is not there (another version of its package, or other
-    ``--first-use``/``--after-dot`` flags than that run's)."""
-    by_place = {(c.source, c.path, c.line, c.offset): c for c in pool}
-    cases = []
-    for entry in raw["cases"]:
-        case = by_place.get((entry["source"], entry["path"], entry["line"], entry["offset"]))
-        if case is None or case.expected != entry["expected"]:
-            raise ValueError(f"{entry['path']}:{entry['line'] + 1} of the earlier run is not a"
-                             " case here (another version of its package, or other flags)")
-        cases.append(case)
-    return cases
-
-
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
     names = ([str(f) for f in args.files] or (earlier["sources"] if earlier else [])
              or split_sources(args.split, languages))
     sources = {name: resolve(name) for name in names}
-    pool = [c for s in sources.values() for c in source_cases(s, args.first_use)]
-    recipe = "after-dot" if args.after_dot else args.recipe
+    drawn = how_drawn(args, earlier)
+    pool = [c for s in sources.values() for c in source_cases(s, drawn["first_use"])]
+    recipe = drawn["recipe"]
     if recipe == "after-dot":
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
     elif recipe == "cceval":
@@ -241,7 +227,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
                   f" {'=' if answer.exact else 'x'} {answer.latency_ms:.0f} ms{how}",
                   flush=True)
         _write(args.out / "crossfile.json", names, seed, cases[: i + 1], tabs, answers,
-               kept)
+               kept, drawn)
     summaries = {name: summarize(a) for name, a in answers.items()}
     print()
     print(table(summaries))
@@ -261,31 +247,6 @@ def _listed(names: list[str], shown: int = 12) -> str:
         return ", ".join(names)
     return ", ".join([n for n in names if not n.startswith("npm:")]
                      + [f"{len(npm)} npm packages ({', '.join(npm[:3])}, ...)"])
-
-
-def select_by_family(pool: list[CrossCase], count: int, seed: int,
-                     per_file: int) -> list[CrossCase]:
-    """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;
-    JavaScript and TypeScript together), the families in turn (Python first) and a family's
-    languages spread evenly through it, so a run stopped early has cases of each language
-    in about the share the whole run has."""
-    families: dict[str, list[CrossCase]] = {}
-    for case in pool:
-        families.setdefault("python" if case.language == "python" else "js", []).append(case)
-    drawn = [spread(select(families[f], count, seed, per_file))
-             for f in sorted(families, key=lambda f: f != "python")]
-    return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]
-
-
-def spread(cases: list[CrossCase]) -> list[CrossCase]:
-    """``cases`` with each language's cases, in their order, spread evenly through the list
-    (a language with a third of them: every third case)."""
-    by_language: dict[str, list[CrossCase]] = {}
-    for case in cases:
-        by_language.setdefault(case.language, []).append(case)
-    placed = [((i + 0.5) / len(group), n, case) for n, group in enumerate(by_language.values())
-              for i, case in enumerate(group)]
-    return [case for *_, case in sorted(placed, key=lambda p: p[:2])]
 
 
 async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],
@@ -312,10 +273,12 @@ async def missed_alone(candidates: list[CrossCase], sources: dict[str, Source],
 
 
 def _write(path: Path, sources: list[str], seed: int, cases: list[CrossCase],
-           tabs: list[list[str]], answers: dict[str, list[Answer]], kept: str) -> None:
+           tabs: list[list[str]], answers: dict[str, list[Answer]], kept: str,
+           drawn: dict[str, Any]) -> None:
     """The cases done so far, their answers and the summaries, as JSON; ``kept``: what the
-    filter left (empty without one)."""
-    raw = {"sources": sources, "seed": seed, "filter": kept,
+    filter left (empty without one); ``drawn``: how the cases were made (``recipe``,
+    ``first_use``), which ``--cases-from`` takes again."""
+    raw = {"sources": sources, "seed": seed, **drawn, "filter": kept,
            "summaries": {name: summarize(run) for name, run in answers.items()},
            "cases": [{k: v for k, v in asdict(c).items() if k != "text"} | {"tabs": t}
                      for c, t in zip(cases, tabs)],

@@ -30,14 +30,15 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                    " file")
     p.add_argument("--cases-from", type=Path, default=None, metavar="JSON",
                    help="the cases of an earlier run's crossfile.json, in its order (its"
-                        " packages unless FILES are given; pass its --first-use, --after-dot"
-                        " and --alone again): compares a change without drawing or filtering"
+                        " packages unless FILES are given, its --recipe and --first-use; pass"
+                        " its --alone again): compares a change without drawing or filtering"
                         " anew")
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
-    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval"), default="blank",
-                   help="blank: the line blanked, the cursor after its indentation (default);"
+    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval"), default=None,
+                   help="blank: the line blanked, the cursor after its indentation (default;"
+                        " with --cases-from, that run's recipe);"
                         " after-dot: only lines that reach the name through its module"
                         " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
                         " typed up to its first cross-file name, the rest of it the answer")

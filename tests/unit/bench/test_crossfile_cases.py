@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import textwrap
 from dataclasses import replace
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import _write, cases_from, run_options, tabs_for
+from lsp_coder.bench.crossfile import _write, run_options, tabs_for
 from lsp_coder.bench.crossfile_cases import (
     CrossCase,
     after_module_dot,
@@ -18,6 +19,7 @@ from lsp_coder.bench.crossfile_cases import (
     select,
     source_cases,
 )
+from lsp_coder.bench.crossfile_draw import cases_from, how_drawn
 
 HELPERS = '''\
 """Helpers."""
@@ -197,15 +199,28 @@ def test_an_earlier_runs_cases_are_found_again_in_its_order(tmp_path):
     pool = source_cases(resolve_source(str(_package(tmp_path / "a", **files))))
     chosen = select(pool, 5, seed=3, per_file=2)[::-1]
     written = tmp_path / "crossfile.json"
-    _write(written, ["pkg"], 3, chosen, [[] for _ in chosen], {}, "5 of 9 asked")
+    _write(written, ["pkg"], 3, chosen, [[] for _ in chosen], {}, "5 of 9 asked",
+           {"recipe": "cceval", "first_use": False})
     earlier = json.loads(written.read_text())
     assert cases_from(earlier, list(reversed(pool))) == chosen
+    assert (earlier["recipe"], earlier["first_use"]) == ("cceval", False)
     # the same package edited since: a listed line is no longer the same case
     edited = _package(tmp_path / "b", **{name: text.replace("scale(x, 1)", "scale(x, 2)")
                                          for name, text in files.items()})
     with pytest.raises(ValueError, match="is not a case here"):
         cases_from(earlier, [replace(c, source=pool[0].source)
                              for c in source_cases(resolve_source(str(edited)))])
+
+
+def test_a_run_on_an_earlier_runs_cases_draws_them_as_it_did_unless_told():
+    def args(recipe=None, first_use=False, after_dot=False):
+        return argparse.Namespace(recipe=recipe, first_use=first_use, after_dot=after_dot)
+    earlier = {"recipe": "cceval", "first_use": True}
+    assert how_drawn(args(), earlier) == {"recipe": "cceval", "first_use": True}
+    assert how_drawn(args(recipe="blank"), earlier) == {"recipe": "blank", "first_use": True}
+    assert how_drawn(args(after_dot=True), earlier)["recipe"] == "after-dot"
+    assert how_drawn(args(), None) == {"recipe": "blank", "first_use": False}
+    assert how_drawn(args(), {"cases": []}) == {"recipe": "blank", "first_use": False}
 
 
 def test_selection_takes_the_sources_in_turn(tmp_path):

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import run_options, select_by_family, spread, with_oracle
+from lsp_coder.bench.crossfile import run_options, with_oracle
 from lsp_coder.bench.crossfile_cases import CrossCase, before_name, make_workspace
+from lsp_coder.bench.crossfile_draw import select_by_family, spread
 from lsp_coder.bench.crossfile_sources import (
     NPM_PREFIX,
     cases,

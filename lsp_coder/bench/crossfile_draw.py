@@ -1,0 +1,58 @@
+"""Which cases a ``bench crossfile`` run asks: a seeded draw per family of languages, each
+language spread through its family, or the cases of an earlier run again (``--cases-from``)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from typing import Any
+
+from .crossfile_cases import CrossCase, select
+
+
+def how_drawn(args: argparse.Namespace, earlier: dict[str, Any] | None) -> dict[str, Any]:
+    """The recipe and ``first_use`` of a run: as given, else the earlier run's (its JSON,
+    ``--cases-from``), else the defaults (blank lines, every use)."""
+    earlier = earlier or {}
+    recipe = "after-dot" if args.after_dot else args.recipe or earlier.get("recipe", "blank")
+    return {"recipe": recipe, "first_use": args.first_use or bool(earlier.get("first_use"))}
+
+
+def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
+    """The cases an earlier run's JSON (``raw``) lists, in its order, found again in ``pool``;
+    ValueError for one that is not there (another version of its package, or other
+    ``--first-use``/``--after-dot`` flags than that run's)."""
+    by_place = {(c.source, c.path, c.line, c.offset): c for c in pool}
+    cases = []
+    for entry in raw["cases"]:
+        case = by_place.get((entry["source"], entry["path"], entry["line"], entry["offset"]))
+        if case is None or case.expected != entry["expected"]:
+            raise ValueError(f"{entry['path']}:{entry['line'] + 1} of the earlier run is not a"
+                             " case here (another version of its package, or other flags)")
+        cases.append(case)
+    return cases
+
+
+def select_by_family(pool: list[CrossCase], count: int, seed: int,
+                     per_file: int) -> list[CrossCase]:
+    """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;
+    JavaScript and TypeScript together), the families in turn (Python first) and a family's
+    languages spread evenly through it, so a run stopped early has cases of each language
+    in about the share the whole run has."""
+    families: dict[str, list[CrossCase]] = {}
+    for case in pool:
+        families.setdefault("python" if case.language == "python" else "js", []).append(case)
+    drawn = [spread(select(families[f], count, seed, per_file))
+             for f in sorted(families, key=lambda f: f != "python")]
+    return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]
+
+
+def spread(cases: list[CrossCase]) -> list[CrossCase]:
+    """``cases`` with each language's cases, in their order, spread evenly through the list
+    (a language with a third of them: every third case)."""
+    by_language: dict[str, list[CrossCase]] = {}
+    for case in cases:
+        by_language.setdefault(case.language, []).append(case)
+    placed = [((i + 0.5) / len(group), n, case) for n, group in enumerate(by_language.values())
+              for i, case in enumerate(group)]
+    return [case for *_, case in sorted(placed, key=lambda p: p[:2])]
