@@ -20,8 +20,8 @@ def how_drawn(args: argparse.Namespace, earlier: dict[str, Any] | None) -> dict[
 
 def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
     """The cases an earlier run's JSON (``raw``) lists, in its order, found again in ``pool``;
-    ValueError for one that is not there (another version of its package, or other
-    ``--first-use``/``--after-dot`` flags than that run's)."""
+    ValueError for one that is not there (another version of its package, or a
+    ``--recipe``/``--first-use`` given other than that run's)."""
     by_place = {(c.source, c.path, c.line, c.offset): c for c in pool}
     cases = []
     for entry in raw["cases"]:
