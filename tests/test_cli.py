@@ -242,6 +242,22 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     assert redone["cases"] == raw["cases"]
     assert ([a["suggestion"] for a in redone["answers"]["in-file"]]
             == [a["suggestion"] for a in raw["answers"]["in-file"]])
+    # A run stopped after its first case goes on from the second: the first keeps the
+    # answer the stopped run wrote, the rest are asked.
+    stopped = dict(redone, cases=redone["cases"][:1],
+                   answers={"in-file": [dict(redone["answers"]["in-file"][0],
+                                             suggestion="kept as answered")]})
+    (tmp_path / "stopped.json").write_text(json.dumps(stopped))
+    going_on = run("bench", "crossfile", "--resume", str(tmp_path / "stopped.json"),
+                   "--cases", "2", "--sources", "in-file", "--open-pause-ms", "0", "--alone",
+                   "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
+                   "--out", str(tmp_path / "resumed"))
+    assert going_on.returncode == 0, going_on.stderr
+    assert "  1/4 in-file" not in going_on.stdout and "  2/4 in-file" in going_on.stdout
+    finished = json.loads((tmp_path / "resumed" / "crossfile.json").read_text())
+    assert finished["cases"] == raw["cases"]
+    assert ([a["suggestion"] for a in finished["answers"]["in-file"]]
+            == ["kept as answered"] + [a["suggestion"] for a in raw["answers"]["in-file"][1:]])
 
 
 @pytest.mark.real_model

@@ -14,7 +14,8 @@ found on the machine (``--languages``); without FILES, ``--split`` picks the pac
 on or those tuned on (``crossfile_sources``).
 With ``--filter-model`` only cases that model gets wrong with the file alone are kept (see
 ``missed_alone``); ``--cases-from`` takes the cases of an earlier run's JSON instead (the same
-lines again, to compare a change of the code without drawing or filtering anew).
+lines again, to compare a change of the code without drawing or filtering anew); ``--resume``
+keeps a stopped run's answers and goes on from the first case it did not finish.
 The runs differ only in the ``[context]`` sources the server may use: none (``in-file``), each
 source alone, and all of them; a run name ending in ``+full`` also sets
 ``idle.cold_prompt_ms = 0`` (always the full prompt), one ending in ``+coldN``
@@ -63,7 +64,7 @@ from .crossfile_cases import (
     make_workspace,
     select,
 )
-from .crossfile_draw import cases_from, how_drawn, select_by_family
+from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, language_tables, plot, summarize, table
 from .crossfile_sources import cases as source_cases
 from .crossfile_sources import files, oracle, resolve, split_sources
@@ -176,11 +177,12 @@ async def timed_inline(session: Session, offset: int,
 
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
+    done = json.loads(args.resume.read_text()) if args.resume else None
     languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
-    names = ([str(f) for f in args.files] or (earlier["sources"] if earlier else [])
+    names = ([str(f) for f in args.files] or (earlier or done or {}).get("sources", [])
              or split_sources(args.split, languages))
     sources = {name: resolve(name) for name in names}
-    drawn = how_drawn(args, earlier)
+    drawn = how_drawn(args, earlier or done)
     pool = [c for s in sources.values() for c in source_cases(s, drawn["first_use"])]
     recipe = drawn["recipe"]
     if recipe == "after-dot":
@@ -188,7 +190,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     elif recipe == "cceval":
         pool = [before_name(c) for c in pool]
     count = 30 if args.cases is None else args.cases
-    seed = earlier["seed"] if earlier is not None else args.seed
+    seed = (earlier or done or {}).get("seed", args.seed)
     if earlier is not None:
         cases = cases_from(earlier, pool)[: args.cases]
         kept = f"{len(cases)} cases of {args.cases_from}" + (
@@ -208,11 +210,19 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     print(f"bench crossfile: {len(cases)} of {len(pool)} cases from {_listed(names)}"
           f"{f' ({kept})' if kept else ''}; runs: {', '.join(runs)}", flush=True)
     answers: dict[str, list[Answer]] = {name: [] for name in plans}
+    if done is not None:
+        answers |= {name: [Answer(**a) for a in run]
+                    for name, run in resumed(done, cases, runs).items()}
+        print(f"  the first {len(answers[runs[0]])} cases as {args.resume} answered them",
+              flush=True)
+    start = len(answers[runs[0]]) if runs else 0
     args.out.mkdir(parents=True, exist_ok=True)
+    if start:
+        _write(args.out / "crossfile.json", names, seed, cases[:start], tabs, answers, kept, drawn)
     # Case by case, every run on each: a run stopped early still compares like with like,
     # and the JSON written after each case holds what is done.
     order = sorted(plans, key=lambda name: not name.endswith("+second"))
-    for i, case in enumerate(cases):
+    for i, case in enumerate(cases[start:], start):
         for name in order:
             twin = answers.get(f"{name}+second")
             if twin is not None and len(twin) > i and not twin[i].second_pass:

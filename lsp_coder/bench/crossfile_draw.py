@@ -1,5 +1,6 @@
 """Which cases a ``bench crossfile`` run asks: a seeded draw per family of languages, each
-language spread through its family, or the cases of an earlier run again (``--cases-from``)."""
+language spread through its family, or the cases of an earlier run again (``--cases-from``);
+a stopped run's answers to go on from (``--resume``)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,24 @@ def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
                              " case here (another version of its package, or other flags)")
         cases.append(case)
     return cases
+
+
+def resumed(done: dict[str, Any], cases: list[CrossCase],
+            runs: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The answers a stopped run (``done``, its JSON) gave to the cases every one of its runs
+    answered, by run, to go on from; ValueError unless it asked the runs ``runs`` and those
+    cases are the first of ``cases`` (drawn here as it drew them)."""
+    if sorted(done["answers"]) != sorted(runs):
+        raise ValueError(f"the stopped run asked {', '.join(done['answers']) or 'no run'},"
+                         f" not {', '.join(runs)}")
+    finished = min((len(a) for a in done["answers"].values()), default=0)
+    place = ("source", "path", "line", "offset", "expected")
+    if finished > len(cases) or any(
+            tuple(entry[k] for k in place) != tuple(getattr(case, k) for k in place)
+            for entry, case in zip(done["cases"][:finished], cases)):
+        raise ValueError("the stopped run's cases are not the first drawn here (another"
+                         " version of a package, or other flags)")
+    return {name: answers[:finished] for name, answers in done["answers"].items()}
 
 
 def select_by_family(pool: list[CrossCase], count: int, seed: int,

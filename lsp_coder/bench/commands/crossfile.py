@@ -33,6 +33,10 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " packages unless FILES are given, its --recipe and --first-use; pass"
                         " its --alone again): compares a change without drawing or filtering"
                         " anew")
+    p.add_argument("--resume", type=Path, default=None, metavar="JSON",
+                   help="go on with a stopped run: the cases its crossfile.json finished keep"
+                        " their answers, the rest are asked (its packages, seed, --recipe and"
+                        " --first-use; pass its other flags again)")
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")

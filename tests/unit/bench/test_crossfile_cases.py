@@ -19,7 +19,7 @@ from lsp_coder.bench.crossfile_cases import (
     select,
     source_cases,
 )
-from lsp_coder.bench.crossfile_draw import cases_from, how_drawn
+from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, resumed
 
 HELPERS = '''\
 """Helpers."""
@@ -210,6 +210,26 @@ def test_an_earlier_runs_cases_are_found_again_in_its_order(tmp_path):
     with pytest.raises(ValueError, match="is not a case here"):
         cases_from(earlier, [replace(c, source=pool[0].source)
                              for c in source_cases(resolve_source(str(edited)))])
+
+
+def test_a_stopped_run_goes_on_only_from_the_cases_drawn_here_first(tmp_path):
+    files = {f"m{i}": "from .helpers import scale, Box\n\n\ndef f(x):\n"
+             "    a = scale(x, 1)\n    return Box(a)\n" for i in range(4)}
+    pool = source_cases(resolve_source(str(_package(tmp_path, **files))))
+    cases = select(pool, 5, seed=3, per_file=2)
+    done = {"cases": [{"source": c.source, "path": c.path, "line": c.line, "offset": c.offset,
+                       "expected": c.expected} for c in cases[:3]],
+            "answers": {"in-file": [{"case": i} for i in range(3)],
+                        "all": [{"case": i} for i in range(2)]}}
+    # the cases every run finished: a case stopped between its runs is asked again
+    assert resumed(done, cases, ["all", "in-file"]) == {
+        "in-file": [{"case": 0}, {"case": 1}], "all": [{"case": 0}, {"case": 1}]}
+    with pytest.raises(ValueError, match="asked in-file, all, not in-file"):
+        resumed(done, cases, ["in-file"])
+    with pytest.raises(ValueError, match="not the first drawn here"):
+        resumed(done, cases[1:], ["in-file", "all"])
+    with pytest.raises(ValueError, match="not the first drawn here"):
+        resumed(done, cases[:1], ["in-file", "all"])
 
 
 def test_a_run_on_an_earlier_runs_cases_draws_them_as_it_did_unless_told():
