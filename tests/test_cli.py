@@ -198,6 +198,22 @@ def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tin
     assert "total = scaled(side * h, 0)" in (pkg / "shape0.py").read_text()
 
 
+def test_bench_crossfile_visit_rests_on_the_definition_and_visited_runs_show_it(tmp_path,
+                                                                                 tiny_qwen):
+    """--visit: the client rests on the name's definition before the case's file; only the
+    +visited run, whose server keeps visited ranges, has it in the prompt (no section)."""
+    pkg = _package(tmp_path)
+    result = run("bench", "crossfile", str(pkg), "--cases", "2", "--alone", "--visit",
+                 "--sources", "in-file+full,in-file+full+visited", "--open-pause-ms", "0",
+                 "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
+                 "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
+    for plain, visited in zip(raw["answers"]["in-file+full"],
+                              raw["answers"]["in-file+full+visited"]):
+        assert visited["prompt_tokens"] > plain["prompt_tokens"] > 0
+
+
 def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(tmp_path,
                                                                                 tiny_qwen):
     """--recipe cceval on a Python and a TypeScript package: per-language tables with

@@ -25,7 +25,9 @@ with ``+imports`` or ``+noimports`` ``context.imports`` on or off, one with ``+r
 ``completion.recent_lines = N`` (how many lines above the cursor go after the middle token),
 one with ``+oracle`` the true definition of the line's name put first in the section on top
 of what the run ships (``context.pinned``, its budget raised by the definition's size: what
-the right context could do), one with ``+last`` ``context.relevant_last = true`` (the most
+the right context could do), one with ``+visited`` ``context.visited_ranges = true`` (with
+``--visit`` the client first rests the cursor on the name's definition in its module, in every
+run, as after a go-to-definition), one with ``+last`` ``context.relevant_last = true`` (the most
 relevant code last in the section), one with ``+second`` ``context.second_pass = true`` (a
 second pass by the names of the first answer); they combine (``in-file+full+imports``). Where
 a ``NAME+second`` run's second pass did not run, run ``NAME`` is not asked: its one request
@@ -67,7 +69,7 @@ from .crossfile_cases import (
 from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, language_tables, plot, summarize, table
 from .crossfile_sources import cases as source_cases
-from .crossfile_sources import files, oracle, resolve, split_sources
+from .crossfile_sources import definition_rows, files, oracle, resolve, split_sources
 from .scoring import edit_similarity, exact, identifier_match, uses_name
 
 DEFAULT_RUNS = ("in-file", *CROSSFILE_SOURCES, "all")
@@ -78,7 +80,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     """The initializationOptions of run ``name`` (see the module docstring)."""
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
-            v in ("full", "first", "imports", "noimports", "oracle", "last", "second")
+            v in ("full", "first", "imports", "noimports", "oracle", "last", "second",
+                  "visited")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -100,6 +103,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             context["relevant_last"] = True
         elif variant == "second":
             context["second_pass"] = True
+        elif variant == "visited":
+            context["visited_ranges"] = True
         elif variant == "oracle":
             pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):
@@ -134,11 +139,12 @@ def with_oracle(options: dict[str, Any], case: CrossCase, root: Path) -> dict[st
 
 async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[str, Any],
               pause_ms: float, index: int, server_log: Path | None = None,
-              highlight: bool = False, add_oracle: bool = False) -> Answer:
+              highlight: bool = False, add_oracle: bool = False, visit: bool = False) -> Answer:
     """One case with a fresh workspace and server (see the module docstring); the server's
     debug log is appended to ``server_log`` if given. ``highlight``: the client reports the
     cursor when the file opens; ``add_oracle``: the name's definition is pinned in the
-    section (``with_oracle``)."""
+    section (``with_oracle``); ``visit``: before the case's file, the client opens the
+    defining module last and rests the cursor on the definition (``visit_definition``)."""
     with tempfile.TemporaryDirectory(prefix="lsp-coder-crossfile-") as tmp:
         root = Path(tmp)
         target = make_workspace(source, case, root)
@@ -148,9 +154,13 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
         await session.start_loaded(f"case {index}")
         try:
             for tab in tabs:
+                if visit and tab == case.defined_in:
+                    continue
                 path = root / tab
                 session.open(path.as_uri(), path.read_text(encoding="utf-8"),
                              language_of(path.suffix) or case.language)
+            if visit:
+                await visit_definition(session, case, root)
             session.open(target.as_uri(), case.text, case.language)
             if highlight:
                 await session.highlight(case.offset)
@@ -162,6 +172,18 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
                   *identifier_match(suggestion, case.expected, case.language),
                   second_pass=bool(recent.get("second_pass")))
+
+
+async def visit_definition(session: Session, case: CrossCase, root: Path) -> None:
+    """Open the case's defining module (from the workspace ``root``) and rest the cursor on
+    the definition of its name, as after a go-to-definition (a highlight asked there); at the
+    module's top when the definition is not found."""
+    path = root / case.defined_in
+    text = path.read_text(encoding="utf-8")
+    found = definition_rows(root, case)
+    offset = len("".join(found[0][: found[1]])) if found is not None else 0
+    session.open(path.as_uri(), text, language_of(path.suffix) or case.language)
+    await session.highlight(offset)
 
 
 async def timed_inline(session: Session, offset: int,
@@ -230,7 +252,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
             else:
                 answer = await ask(case, sources[case.source], tabs[i], plans[name],
                                    args.open_pause_ms, i, args.server_log, args.highlight,
-                                   name in oracles)
+                                   name in oracles, args.visit)
                 how = " (second pass)" if answer.second_pass else ""
             answers[name].append(answer)
             print(f"  {i + 1}/{len(cases)} {name}: {case.path}:{case.line + 1}"

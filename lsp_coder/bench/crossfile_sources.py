@@ -124,11 +124,22 @@ def oracle(root: Path, case: CrossCase) -> str:
     """The true definition of the case's name in its defining file (under the workspace
     ``root``): the whole of it up to ``ORACLE_LINES`` lines, else its signature and members;
     "" when it is not found there."""
+    found = definition_rows(root, case)
+    if found is None:
+        return ""
+    lines, first, last = found
+    return _shown(lines, first, last, root / case.defined_in, case.name)
+
+
+def definition_rows(root: Path, case: CrossCase) -> tuple[list[str], int, int] | None:
+    """The defining file's lines (under the workspace ``root``) and the first and last rows
+    of the top-level definition of the case's name there (from its first decorator); None
+    when it is not found."""
     path = root / case.defined_in
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return ""
+        return None
     lines = text.splitlines(keepends=True)
     if case.language == "python":
         parsed = parse(path)
@@ -136,11 +147,10 @@ def oracle(root: Path, case: CrossCase) -> str:
             if case.name in _python_names(node):
                 first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list",
                                                                         []))])
-                return _shown(lines, first - 1, (node.end_lineno or node.lineno) - 1,
-                              path, case.name)
-        return ""
+                return lines, first - 1, (node.end_lineno or node.lineno) - 1
+        return None
     rows = _js_definition(text, tags.language_of(path.suffix) or "javascript", case.name)
-    return "" if rows is None else _shown(lines, *rows, path, case.name)
+    return None if rows is None else (lines, *rows)
 
 
 def _js_definition(text: str, language: str, name: str) -> tuple[int, int] | None:

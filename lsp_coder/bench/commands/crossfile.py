@@ -75,9 +75,15 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " also completion.recent_lines=N; NAME+oracle: also the true"
                         " definition of the line's name pinned first in the section, on top"
                         " of what NAME ships; NAME+last: also context.relevant_last=true;"
-                        " NAME+second: also context.second_pass=true"
+                        " NAME+second: also context.second_pass=true;"
+                        " NAME+visited: also context.visited_ranges=true"
                         " (they combine: in-file+full+imports)")
     open_pause(p, "time between opening the files and the request")
+    p.add_argument("--visit", action="store_true",
+                   help="before the case's file, the client opens the module defining the"
+                        " line's name (last) and rests the cursor on its definition, as after a"
+                        " go-to-definition and back, in every run (NAME+visited runs show the"
+                        " visited range)")
     p.add_argument("--highlight", action="store_true",
                    help="ask for the highlights at the cursor right after opening the case's"
                         " file, as VS Code does where the cursor rests (idle work then reads"
