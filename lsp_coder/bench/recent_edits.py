@@ -26,7 +26,7 @@ from typing import Any
 
 from ..client.session import Session
 from .commands.crossfile import HELD_OUT_PACKAGES
-from .crossfile import tabs_for, timed_inline
+from .crossfile_ask import tabs_for, timed_inline
 from .crossfile_cases import (
     CrossCase,
     Source,

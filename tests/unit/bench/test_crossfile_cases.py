@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import _write, run_options, tabs_for
+from lsp_coder.bench.crossfile import _write
+from lsp_coder.bench.crossfile_ask import run_options, tabs_for
 from lsp_coder.bench.crossfile_cases import (
     CrossCase,
     after_module_dot,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_coder.bench.crossfile import run_options, with_oracle
+from lsp_coder.bench.crossfile_ask import run_options, with_oracle
 from lsp_coder.bench.crossfile_cases import CrossCase, before_name, make_workspace
 from lsp_coder.bench.crossfile_draw import select_by_family, spread
 from lsp_coder.bench.crossfile_sources import (
