@@ -15,8 +15,8 @@ from ..client.session import Session
 from ..completion.related.section import pinned_tokens
 from ..completion.related.tags import language_of
 from ..config import ContextConfig
-from .commands.crossfile import CROSSFILE_SOURCES
 from .crossfile_cases import CrossCase, Source, make_workspace
+from .crossfile_names import CROSSFILE_SOURCES
 from .crossfile_report import Answer
 from .crossfile_sources import definition_rows, oracle
 from .scoring import edit_similarity, exact, identifier_match, uses_name

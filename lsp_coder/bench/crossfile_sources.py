@@ -15,9 +15,9 @@ from pathlib import Path
 
 from ..completion.related import tags
 from . import js_uses
-from .commands.crossfile import HELD_OUT_PACKAGES
 from .crossfile_cases import CrossCase, Source, resolve_source
 from .crossfile_cases import source_cases as python_cases
+from .crossfile_names import HELD_OUT_PACKAGES
 from .python_uses import parse
 
 PYTHON_SPLIT = {

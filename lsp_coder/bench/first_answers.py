@@ -22,9 +22,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .commands.crossfile import HELD_OUT_PACKAGES
 from .crossfile_ask import ask, run_options, tabs_for
 from .crossfile_cases import resolve_source, select, source_cases
+from .crossfile_names import HELD_OUT_PACKAGES
 from .crossfile_report import Answer, summarize, table
 from .crossfile_sources import files
 from .options import parse_setting

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
-from .commands.crossfile import HELD_OUT_PACKAGES
 from .crossfile_ask import tabs_for, timed_inline
 from .crossfile_cases import (
     CrossCase,
@@ -36,6 +35,7 @@ from .crossfile_cases import (
     select,
     source_cases,
 )
+from .crossfile_names import HELD_OUT_PACKAGES
 from .crossfile_report import Answer, summarize, table
 from .crossfile_sources import files
 from .recent_edit_cases import EditCase, Site, fitting, renamed, with_parameter

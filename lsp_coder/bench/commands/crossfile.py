@@ -6,15 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..crossfile_names import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
 from .common import Subcommands, cold_ms, open_pause, seed
-
-CROSSFILE_SOURCES = ("definitions", "open_files", "workspace")
-"""The ``[context]`` sources ``bench crossfile`` compares, one run each."""
-
-HELD_OUT_PACKAGES = ("asyncio", "importlib", "xml.dom", "unittest", "concurrent.futures",
-                     "urllib")
-"""The packages ``bench crossfile`` reports on by default (not used while tuning: tune on
-others, such as ``email``, ``json``, ``multiprocessing``)."""
 
 
 def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
