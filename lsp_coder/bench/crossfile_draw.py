@@ -44,9 +44,11 @@ def resumed(done: dict[str, Any], cases: list[CrossCase],
                          f" not {', '.join(runs)}")
     finished = min((len(a) for a in done["answers"].values()), default=0)
     place = ("source", "path", "line", "offset", "expected")
-    if finished > len(cases) or any(
-            tuple(entry[k] for k in place) != tuple(getattr(case, k) for k in place)
-            for entry, case in zip(done["cases"][:finished], cases)):
+    if finished > len(cases):
+        raise ValueError(f"the stopped run finished {finished} cases, more than the"
+                         f" {len(cases)} drawn here (--cases)")
+    if any(tuple(entry[k] for k in place) != tuple(getattr(case, k) for k in place)
+           for entry, case in zip(done["cases"][:finished], cases)):
         raise ValueError("the stopped run's cases are not the first drawn here (another"
                          " version of a package, or other flags)")
     return {name: answers[:finished] for name, answers in done["answers"].items()}

@@ -229,7 +229,7 @@ def test_a_stopped_run_goes_on_only_from_the_cases_drawn_here_first(tmp_path):
         resumed(done, cases, ["in-file"])
     with pytest.raises(ValueError, match="not the first drawn here"):
         resumed(done, cases[1:], ["in-file", "all"])
-    with pytest.raises(ValueError, match="not the first drawn here"):
+    with pytest.raises(ValueError, match="finished 2 cases, more than the 1 drawn here"):
         resumed(done, cases[:1], ["in-file", "all"])
 
 
