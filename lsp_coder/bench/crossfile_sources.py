@@ -18,7 +18,7 @@ from . import js_uses
 from .crossfile_cases import CrossCase, Source, resolve_source
 from .crossfile_cases import source_cases as python_cases
 from .crossfile_names import HELD_OUT_PACKAGES
-from .python_uses import parse
+from .python_uses import parse, split_lines
 
 PYTHON_SPLIT = {
     "report": HELD_OUT_PACKAGES,
@@ -140,7 +140,7 @@ def definition_rows(root: Path, case: CrossCase) -> tuple[list[str], int, int] |
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)  # as ast and tree-sitter count rows: not at form feeds
     if case.language == "python":
         parsed = parse(path)
         for node in parsed[1].body if parsed is not None else []:
