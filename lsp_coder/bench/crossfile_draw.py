@@ -6,9 +6,19 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from .crossfile_cases import CrossCase, select
+
+PLACE = ("source", "path", "line", "offset")
+"""The fields that find a case again (its ``expected`` then tells whether it is the same)."""
+
+place_of = attrgetter(*PLACE)
+"""A case's place."""
+
+listed_place = itemgetter(*PLACE)
+"""The place of a case as a run's JSON lists it."""
 
 
 def how_drawn(args: argparse.Namespace, earlier: dict[str, Any] | None) -> dict[str, Any]:
@@ -23,10 +33,10 @@ def cases_from(raw: dict[str, Any], pool: list[CrossCase]) -> list[CrossCase]:
     """The cases an earlier run's JSON (``raw``) lists, in its order, found again in ``pool``;
     ValueError for one that is not there (another version of its package, or a
     ``--recipe``/``--first-use`` given other than that run's)."""
-    by_place = {(c.source, c.path, c.line, c.offset): c for c in pool}
+    by_place = {place_of(c): c for c in pool}
     cases = []
     for entry in raw["cases"]:
-        case = by_place.get((entry["source"], entry["path"], entry["line"], entry["offset"]))
+        case = by_place.get(listed_place(entry))
         if case is None or case.expected != entry["expected"]:
             raise ValueError(f"{entry['path']}:{entry['line'] + 1} of the earlier run is not a"
                              " case here (another version of its package, or other flags)")
@@ -43,11 +53,10 @@ def resumed(done: dict[str, Any], cases: list[CrossCase],
         raise ValueError(f"the stopped run asked {', '.join(done['answers']) or 'no run'},"
                          f" not {', '.join(runs)}")
     finished = min((len(a) for a in done["answers"].values()), default=0)
-    place = ("source", "path", "line", "offset", "expected")
     if finished > len(cases):
         raise ValueError(f"the stopped run finished {finished} cases, more than the"
                          f" {len(cases)} drawn here (--cases)")
-    if any(tuple(entry[k] for k in place) != tuple(getattr(case, k) for k in place)
+    if any(listed_place(entry) != place_of(case) or entry["expected"] != case.expected
            for entry, case in zip(done["cases"][:finished], cases)):
         raise ValueError("the stopped run's cases are not the first drawn here (another"
                          " version of a package, or other flags)")
