@@ -274,6 +274,17 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     assert finished["cases"] == raw["cases"]
     assert ([a["suggestion"] for a in finished["answers"]["in-file"]]
             == ["kept as answered"] + [a["suggestion"] for a in raw["answers"]["in-file"][1:]])
+    # Runs summarized together (other seeds): their cases pooled, one both drew counted once;
+    # runs of another recipe refused with the reason.
+    both = run("bench", "crossfile", "--summarize", str(tmp_path / "stopped.json"),
+               str(tmp_path / "resumed" / "crossfile.json"))
+    assert both.returncode == 0, both.stderr
+    assert (f"2 runs pooled (seeds {raw['seed']}, {raw['seed']}, recipe cceval):"
+            f" {len(raw['cases'])} cases, 1 drawn again counted once") in both.stdout
+    (tmp_path / "blank.json").write_text(json.dumps(dict(stopped, recipe="blank")))
+    mixed = run("bench", "crossfile", "--summarize", str(tmp_path / "stopped.json"),
+                str(tmp_path / "blank.json"))
+    assert mixed.returncode == 2 and "recipes do not pool: blank, cceval" in mixed.stderr
 
 
 @pytest.mark.real_model

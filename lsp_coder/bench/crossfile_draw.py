@@ -63,6 +63,40 @@ def resumed(done: dict[str, Any], cases: list[CrossCase],
     return {name: answers[:finished] for name, answers in done["answers"].items()}
 
 
+def pooled(raws: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """Several runs' JSONs (other seeds, or one run in parts) as one: the runs they all asked,
+    each JSON's cases every one of those runs answered, in turn, a case drawn again (the same
+    place and line) kept once with its first answers; and a line saying what was pooled.
+    ValueError when they share no run or their recipes differ."""
+    names = [name for name in raws[0]["answers"] if all(name in r["answers"] for r in raws)]
+    if not names:
+        raise ValueError("the runs share no run to compare ("
+                         + "; ".join(", ".join(r["answers"]) or "none" for r in raws) + ")")
+    recipes = {r["recipe"] for r in raws if r.get("recipe")}
+    if len(recipes) > 1:
+        raise ValueError(f"runs of different recipes do not pool: {', '.join(sorted(recipes))}")
+    cases: list[dict[str, Any]] = []
+    answers: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    seen, again = set(), 0
+    for raw in raws:
+        finished = min(len(raw["answers"][name]) for name in names)
+        for i, case in enumerate(raw["cases"][:finished]):
+            key = (*listed_place(case), case["expected"])
+            if key in seen:
+                again += 1
+                continue
+            seen.add(key)
+            for name in names:
+                answers[name].append({**raw["answers"][name][i], "case": len(cases)})
+            cases.append(case)
+    seeds = ", ".join(str(r.get("seed", "?")) for r in raws)
+    recipe = next(iter(recipes), None)
+    said = (f"{len(raws)} runs pooled (seeds {seeds}, recipe {recipe or 'not recorded'}):"
+            f" {len(cases)} cases"
+            + (f", {again} drawn again counted once" if again else ""))
+    return {"cases": cases, "answers": answers, "recipe": recipe}, said
+
+
 def select_by_family(pool: list[CrossCase], count: int, seed: int,
                      per_file: int) -> list[CrossCase]:
     """``select``'s ``count`` cases of each family of languages in ``pool`` (Python;

@@ -4,6 +4,7 @@ the ``[context]`` sources compared, and the first answer in a long file just ope
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..crossfile_names import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
@@ -47,9 +48,10 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=("report", "tune"), default="report",
                    help="without FILES, the packages reported on (default) or those to tune"
                         " on: tune on some packages, report on others (see docs/benchmarks.md)")
-    p.add_argument("--summarize", type=Path, default=None, metavar="JSON",
+    p.add_argument("--summarize", type=Path, nargs="+", default=None, metavar="JSON",
                    help="print the tables of an earlier run's crossfile.json (one stopped"
-                        " early: the cases every run answered) and run nothing")
+                        " early: the cases every run answered) and run nothing; several"
+                        " (other seeds): their cases pooled, a case drawn again counted once")
     p.add_argument("--filter-model", default="", metavar="GGUF",
                    help="keep only cases this model (draft: the embedded draft) does not get"
                         " exactly with the file alone and the full prompt, as CrossCodeEval"
@@ -127,9 +129,19 @@ def _crossfile(args: argparse.Namespace) -> int:
     if args.summarize is not None:
         import json
 
+        from ..crossfile_draw import pooled
         from ..crossfile_report import report_json
 
-        print(report_json(json.loads(args.summarize.read_text())))
+        raws = [json.loads(path.read_text()) for path in args.summarize]
+        if len(raws) == 1:
+            print(report_json(raws[0]))
+            return 0
+        try:
+            raw, said = pooled(raws)
+        except ValueError as exc:
+            print(f"bench crossfile: {exc}", file=sys.stderr)
+            return 2
+        print(f"{said}\n{report_json(raw)}")
         return 0
     from ..crossfile import run_crossfile
     from ..options import server_options

@@ -20,7 +20,7 @@ from lsp_coder.bench.crossfile_cases import (
     select,
     source_cases,
 )
-from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, resumed
+from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, pooled, resumed
 
 HELPERS = '''\
 """Helpers."""
@@ -231,6 +231,36 @@ def test_a_stopped_run_goes_on_only_from_the_cases_drawn_here_first(tmp_path):
         resumed(done, cases[1:], ["in-file", "all"])
     with pytest.raises(ValueError, match="finished 2 cases, more than the 1 drawn here"):
         resumed(done, cases[:1], ["in-file", "all"])
+
+
+def test_runs_of_several_seeds_pool_their_finished_cases_once_each():
+    def case(line, expected="a = scale(x, 1)"):
+        return {"source": "pkg", "path": "pkg/m.py", "line": line, "offset": 4,
+                "expected": expected}
+
+    seed0 = {"seed": 0, "recipe": "cceval", "cases": [case(4), case(9), case(12)],
+             "answers": {"in-file": [{"case": i, "exact": i == 1} for i in range(3)],
+                         "all": [{"case": i, "exact": True} for i in range(2)],
+                         "all+last": [{"case": 0, "exact": False}]}}
+    seed1 = {"seed": 1, "recipe": "cceval", "cases": [case(9), case(20), case(9, "b = 1")],
+             "answers": {"in-file": [{"case": i, "exact": False} for i in range(3)],
+                         "all": [{"case": i, "exact": i == 2} for i in range(3)]}}
+    raw, said = pooled([seed0, seed1])
+    # the runs both asked; seed 0's third case lacks "all", seed 1's first was drawn by seed 0
+    # (the same place and line: kept once, with seed 0's answers); the same place with
+    # another expected line is another case
+    assert list(raw["answers"]) == ["in-file", "all"]
+    assert [(c["line"], c["expected"]) for c in raw["cases"]] == [
+        (4, "a = scale(x, 1)"), (9, "a = scale(x, 1)"), (20, "a = scale(x, 1)"), (9, "b = 1")]
+    assert raw["answers"]["in-file"] == [{"case": 0, "exact": False}, {"case": 1, "exact": True},
+                                         {"case": 2, "exact": False}, {"case": 3, "exact": False}]
+    assert [a["exact"] for a in raw["answers"]["all"]] == [True, True, False, True]
+    assert said == ("2 runs pooled (seeds 0, 1, recipe cceval): 4 cases,"
+                    " 1 drawn again counted once")
+    with pytest.raises(ValueError, match="recipes do not pool: blank, cceval"):
+        pooled([seed0, {**seed1, "recipe": "blank"}])
+    with pytest.raises(ValueError, match="share no run"):
+        pooled([seed0, {**seed1, "answers": {"other": []}}])
 
 
 def test_a_run_on_an_earlier_runs_cases_draws_them_as_it_did_unless_told():
