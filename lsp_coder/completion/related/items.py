@@ -49,3 +49,17 @@ def fit_items(items: list[Item], budget: int) -> list[Item]:
         used += header + len(text) + 1
         out.append(Item(item.key, item.path, text, item.focus))
     return out
+
+
+def kept_stable(previous: list[Item] | None, wanted: list[Item]) -> list[Item]:
+    """The items to show now: ``previous`` unchanged when it already holds every wanted item
+    (a changed section re-reads the whole prompt), else the previous items still wanted in
+    their order, then the new ones."""
+    if previous is None:
+        return wanted
+    before = {(i.key, i.text) for i in previous}
+    if all((i.key, i.text) in before for i in wanted):
+        return previous
+    now = {(i.key, i.text) for i in wanted}
+    return ([i for i in previous if (i.key, i.text) in now]
+            + [i for i in wanted if (i.key, i.text) not in before])

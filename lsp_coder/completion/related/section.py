@@ -20,28 +20,19 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from ...config import Config
-from ...shared_types import WINDOW_QUANTUM_LINES
 from ..context import CHARS_PER_TOKEN
 from .bounded import BoundedCalls
-from .cursor_lines import lines_above, lines_between, lines_by_distance
+from .cursor_lines import lines_above, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
-from .items import Item, fit_items
-from .neighbours import NeighbourFiles
-from .python_defs import IMPORT_SCAN_CHARS
-from .similar import CHUNK_LINES, SimilarChunks
+from .items import Item, fit_items, kept_stable
 from .text import display_path, one_line, uri_to_path
+from .windows import SimilarWindows
 from .workspace import WorkspaceIndex
-
-CHUNKS_MAX = 3
-"""At most this many similar windows."""
 
 OPEN_DOCUMENTS_MAX = 32
 """Open or recently edited documents ranked for similar windows (most recent first)."""
-
-CLOSED_KEPT = 8
-"""Recently closed documents whose files stay similar-window candidates (read from disk)."""
 
 SECTIONS_KEPT = 64
 """Documents whose last section is remembered (to keep it while it still serves)."""
@@ -99,18 +90,14 @@ class RelatedContext:
     def __init__(self, indexes: IndexPool | None = None) -> None:
         self._lock = threading.Lock()
         self._documents: OrderedDict[str, str] = OrderedDict()
-        self._closed: OrderedDict[Path, None] = OrderedDict()
-        """Files of recently closed documents, the most recent last."""
         self._roots: tuple[Path, ...] = ()
         self.exclusion = Exclusion()
         """What never reaches the model (configured from the folders and the settings)."""
         self._held = HeldIndex(indexes if indexes is not None else IndexPool())
         """The workspace index for the folders and the settings."""
         self._definitions = DefinitionFinder(self.exclusion.allows)
-        self._similar = SimilarChunks()
-        self._neighbours: NeighbourFiles | None = None
+        self._windows = SimilarWindows(self.exclusion)
         self._sections: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
-        self._chunks: LRUCache[tuple, list[Item]] = LRUCache(SECTIONS_KEPT)
         self._bounded_section = BoundedCalls(FILES_LIMIT_S, "reading other files for context")
         self._bounded_exclusion = BoundedCalls(FILES_LIMIT_S, "reading ignore files")
         self._generation = 0
@@ -151,7 +138,7 @@ class RelatedContext:
             self._generation += 1
             self._files_generation += 1
             self._sections.clear()
-            self._chunks.clear()
+        self._windows.forget()
 
     def excluded(self, uri: str, config: Config) -> str | None:
         """Why the document ``uri`` must never reach the model (None when it may; refused
@@ -169,13 +156,11 @@ class RelatedContext:
     def opened(self, uri: str, text: str) -> None:
         """A document was opened (or its text seen): it joins the similar-window candidates."""
         path = uri_to_path(uri)
+        if path is not None:
+            self._windows.opened(path)
         with self._lock:
-            if path is not None:
-                self._closed.pop(path, None)
-            before = self._documents.pop(uri, None)
-            self._documents[uri] = text
-            while len(self._documents) > OPEN_DOCUMENTS_MAX:
-                self._documents.popitem(last=False)
+            before = self._documents.get(uri)
+            self._remember(uri, text)
             if before != text:  # a save of the text a request just read changes nothing
                 self._generation += 1
 
@@ -201,18 +186,22 @@ class RelatedContext:
     def closed(self, uri: str) -> None:
         """A document closed: its section is forgotten and its text leaves the candidates;
         its file, as saved, stays one (a recently edited file) among the last
-        ``CLOSED_KEPT`` closed."""
+        ``windows.CLOSED_KEPT`` closed."""
         path = uri_to_path(uri)
         with self._lock:
             self._documents.pop(uri, None)
             self._sections.pop(uri, None)
             self._generation += 1
             if path is not None:
-                self._closed.pop(path, None)
-                self._closed[path] = None
-                while len(self._closed) > CLOSED_KEPT:
-                    self._closed.popitem(last=False)
+                self._windows.closed(path)
             self._purge(lambda item: item.key[0] == "chunk" and item.key[1] == uri)
+
+    def _remember(self, uri: str, text: str) -> None:
+        """``text`` as the most recent of the documents (the lock is held)."""
+        self._documents.pop(uri, None)
+        self._documents[uri] = text
+        while len(self._documents) > OPEN_DOCUMENTS_MAX:
+            self._documents.popitem(last=False)
 
     def _purge(self, gone) -> None:
         """Drop the items ``gone`` says no longer exist from every remembered section (the
@@ -230,12 +219,7 @@ class RelatedContext:
         """(the workspace folder's name or "", the path a prompt writes) of document ``uri``."""
         with self._lock:
             roots = self._roots
-        path = uri_to_path(uri)
-        shown = (display_path(path, roots) if path is not None
-                 else one_line(uri.rsplit("/", 1)[-1]))
-        repo = next((one_line(r.name) for r in roots
-                     if path is not None and path.is_relative_to(r)), "")
-        return repo, shown
+        return _place(uri, roots)
 
     @property
     def index(self) -> WorkspaceIndex | None:
@@ -275,50 +259,37 @@ class RelatedContext:
         self._use_index(config)
         with self._lock:
             roots, generation = self._roots, self._generation
+            files_generation = self._files_generation
             others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
             if record:  # the most recently edited document; no other section changes for it
-                self._documents.pop(uri, None)
-                self._documents[uri] = text
-                while len(self._documents) > OPEN_DOCUMENTS_MAX:
-                    self._documents.popitem(last=False)
+                self._remember(uri, text)
         others = [(u, t) for u, t in others if self.exclusion.allows_uri(u)]
         path = uri_to_path(uri)
-        shown = (display_path(path, roots) if path is not None
-                 else one_line(uri.rsplit("/", 1)[-1]))
         line = text.count("\n", 0, offset)
         items: list[Item] = []
         outlines: list[Item] = []
         if cc.definitions and budget > 0:
-            with self._lock:
-                files = self._files_generation
             looked, at = ((text[:offset] + first_answer + text[offset:],
                            offset + len(first_answer)) if first_answer else (text, offset))
             found = self._definitions.items(looked, lines_above(looked, at),
                                             lines_by_distance(looked, at), path, roots,
-                                            cc.max_file_bytes, self._held.index, files)
+                                            cc.max_file_bytes, self._held.index,
+                                            files_generation)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]
         if cc.open_files and budget > 0:
-            items += self._similar_items(uri, text, offset, line, others, path, roots,
-                                         generation, window_lines, cc.max_file_bytes,
-                                         cc.workspace)
+            items += self._windows.items(uri, text, offset, line, others, roots,
+                                         (generation, files_generation), window_lines,
+                                         cc.max_file_bytes, cc.workspace)
         # A module's outline is a guess at what comes after its dot; a window of code that
         # shares the cursor's names was measured to be worth more, so outlines get what is left.
         items += outlines
         wanted = fit_items(items, budget)
         with self._lock:
             previous = self._sections.get(uri)
-        chosen = wanted
-        if previous is not None:
-            before = {(i.key, i.text) for i in previous}
-            if all((i.key, i.text) in before for i in wanted):
-                chosen = previous
-            else:
-                now = {(i.key, i.text) for i in wanted}
-                kept = [i for i in previous if (i.key, i.text) in now]
-                chosen = kept + [i for i in wanted if (i.key, i.text) not in before]
         # An ignore file may have changed since an item was found: none that is excluded now.
-        chosen = [i for i in chosen if self.exclusion.allows_uri(i.key[1])]
+        chosen = [i for i in kept_stable(previous, wanted)
+                  if self.exclusion.allows_uri(i.key[1])]
         if record:
             with self._lock:
                 self._sections[uri] = chosen
@@ -331,51 +302,14 @@ class RelatedContext:
         files = [(p, "\n".join(texts)) for p, texts in entries.items()]
         if cc.relevant_last:  # a file goes where its most relevant item puts it
             files[first:] = reversed(files[first:])
-        repo = next((one_line(r.name) for r in roots
-                     if path is not None and path.is_relative_to(r)), "")
-        return Section(tuple(files), repo, shown)
+        return Section(tuple(files), *_place(uri, roots))
 
-    def _similar_items(self, uri: str, text: str, offset: int, line: int,
-                       others: list[tuple[str, str]], path: Path | None,
-                       roots: tuple[Path, ...], generation: int, window_lines: tuple[int, int],
-                       max_bytes: int, near_files: bool) -> list[Item]:
-        """The best windows for the block of lines at the cursor, computed once per block
-        (typing inside it changes nothing): of the other documents, of the files of recently
-        closed ones, of the files near this one (``neighbours``, with ``near_files``) and of
-        this one beyond what the prompt shows; none of more than ``max_bytes`` (this one's
-        windows are found again at each new block, so a huge document is left out)."""
-        block = line // WINDOW_QUANTUM_LINES
-        with self._lock:
-            files = self._files_generation
-            closed = list(reversed(self._closed))
-        key = (uri, block, generation, files, max_bytes, near_files)
-        cached = self._chunks.get(key)
-        if cached is not None:
-            return cached
-        query = lines_between(text, offset, line, max(0, (block - 1) * WINDOW_QUANTUM_LINES),
-                              (block + 1) * WINDOW_QUANTUM_LINES)
-        documents = list(others)
-        if max_bytes > 0:
-            if self._neighbours is None or self._neighbours.max_file_bytes != max_bytes:
-                self._neighbours = NeighbourFiles(max_bytes, self.exclusion.allows)
-            skip = {uri_to_path(u) for u, _ in others} | {path}
-            for file in closed:
-                body = None if file in skip else self._neighbours.read(file)
-                if body is not None:
-                    documents.append((file.as_uri(), body))
-                    skip.add(file)
-            if near_files and path is not None:
-                near = self._neighbours.near(path, text[:IMPORT_SCAN_CHARS], roots, skip)
-                documents += [(file.as_uri(), body) for file, body in near]
-        if len(text) <= max_bytes:
-            documents.append((uri, text))
-        hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)
-        items = []
-        for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
-            other = uri_to_path(chunk.uri)
-            shown = (display_path(other, roots) if other
-                     else one_line(chunk.uri.rsplit("/", 1)[-1]))
-            items.append(Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
-                              CHUNK_LINES // 2))
-        self._chunks[key] = items
-        return items
+
+def _place(uri: str, roots: tuple[Path, ...]) -> tuple[str, str]:
+    """(the name of the workspace folder holding ``uri`` or "", the path a prompt writes)."""
+    path = uri_to_path(uri)
+    shown = (display_path(path, roots) if path is not None
+             else one_line(uri.rsplit("/", 1)[-1]))
+    repo = next((one_line(r.name) for r in roots
+                 if path is not None and path.is_relative_to(r)), "")
+    return repo, shown

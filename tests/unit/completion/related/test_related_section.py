@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lsp_coder.completion.related import RelatedContext, Section
-from lsp_coder.completion.related.section import CLOSED_KEPT
+from lsp_coder.completion.related.windows import CLOSED_KEPT
 from lsp_coder.config import Config, apply
 
 CONFIG = Config()
