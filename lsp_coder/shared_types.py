@@ -256,6 +256,11 @@ class RequestStats:
     second_pass: bool = False
     """The answer is a second one, from a section that added what the first draft named
     (``context.second_pass``); the figures are both passes'."""
+    token_probs: list[float | None] = field(default_factory=list)
+    """The model's probability of each generated token as it was picked (None: taken from
+    the greedy memory, no logits read; empty where the backend does not say)."""
+    first_line_tokens: int = 0
+    """How many of the generated tokens make the answer's first line (with its line break)."""
 
 
 @dataclass(slots=True)

@@ -246,6 +246,11 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     for plain, pinned in zip(raw["answers"]["all"], raw["answers"]["all+oracle"]):
         assert pinned["prompt_tokens"] > plain["prompt_tokens"] > 0
         assert 0 <= pinned["identifier_f1"] <= 100
+    # Each answer carries the model's probability of each generated token, and the tables of
+    # what that confidence tells follow the language tables.
+    for answer in raw["answers"]["in-file"]:
+        assert all(0 < p <= 1 for p in answer["token_probs"]) and answer["token_probs"]
+    assert "all only where in-file is unsure (4 cases;" in out
     # The same cases again from the JSON, drawn by its recipe without --recipe: the same
     # lines, and the same answers (greedy decoding, the same prompts).
     again = run("bench", "crossfile", "--cases-from", str(tmp_path / "out" / "crossfile.json"),

@@ -51,6 +51,7 @@ from typing import Any
 
 from .crossfile_ask import ask, run_options, tabs_for
 from .crossfile_cases import CrossCase, Source, after_module_dot, before_name, select
+from .crossfile_confidence import confidence_tables
 from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, language_tables, plot, summarize, table
 from .crossfile_sources import cases as source_cases
@@ -125,6 +126,10 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     print(table(summaries))
     print()
     print(language_tables([c.language for c in cases], answers))
+    confident = confidence_tables(answers)
+    if confident:
+        print()
+        print(confident)
     png = args.out / "crossfile.png"
     if plot(summaries, png):
         print(f"plot: {png}")

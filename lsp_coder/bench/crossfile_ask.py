@@ -117,7 +117,9 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                   edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
                   latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
                   *identifier_match(suggestion, case.expected, case.language),
-                  second_pass=bool(recent.get("second_pass")))
+                  second_pass=bool(recent.get("second_pass")),
+                  token_probs=recent.get("token_probs", []),
+                  first_line_tokens=recent.get("first_line_tokens", 0))
 
 
 async def visit_definition(session: Session, case: CrossCase, root: Path) -> None:

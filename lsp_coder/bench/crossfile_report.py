@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bootstrap import Interval, paired
@@ -45,6 +45,11 @@ class Answer:
     """0-100, F1 of the first line's identifiers against the expected ones."""
     second_pass: bool = False
     """A second pass by the first answer's names answered it (``context.second_pass``)."""
+    token_probs: list[float | None] = field(default_factory=list)
+    """The model's probability of each generated token (the server's record; None: from its
+    greedy memory)."""
+    first_line_tokens: int = 0
+    """How many of those tokens make the first line."""
 
 
 def summarize(answers: list[Answer]) -> dict[str, float]:
@@ -142,8 +147,8 @@ def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> s
                    " cases)")
         out.append(f"{'run':<22}" + "".join(f"{head:>22}" for head, _f, _s in METRICS))
         for name, run in runs.items():
-            cells = [paired(*[_values(run, field, scale)] * 2).base
-                     for _h, field, scale in METRICS]
+            cells = [paired(*[_values(run, attribute, scale)] * 2).base
+                     for _h, attribute, scale in METRICS]
             out.append(f"{name:<22}" + "".join(f"{_cell(c):>22}" for c in cells))
         named = {n: {} for n in runs}
         for name, run in runs.items():
@@ -157,16 +162,16 @@ def _against(base: list[Answer], run: list[Answer]) -> str:
     """Each metric's difference from ``base`` to ``run`` and the ratio of exact matches,
     with their paired-bootstrap intervals."""
     parts = []
-    for head, field, scale in METRICS:
-        result = paired(_values(base, field, scale), _values(run, field, scale))
+    for head, attribute, scale in METRICS:
+        result = paired(_values(base, attribute, scale), _values(run, attribute, scale))
         parts.append(f"{head} {_cell(result.difference, True)}")
-        if field == "exact":
+        if attribute == "exact":
             parts.append(f"exact x{_cell(result.ratio, ratio=True)}")
     return "; ".join(parts)
 
 
-def _values(run: list[Answer], field: str, scale: float) -> list[float]:
-    return [float(getattr(a, field)) * scale for a in run]
+def _values(run: list[Answer], attribute: str, scale: float) -> list[float]:
+    return [float(getattr(a, attribute)) * scale for a in run]
 
 
 def _cell(interval: Interval, signed: bool = False, ratio: bool = False) -> str:
@@ -182,7 +187,16 @@ def _cell(interval: Interval, signed: bool = False, ratio: bool = False) -> str:
 
 def report_json(raw: dict) -> str:
     """The tables of a run's ``crossfile.json`` (one stopped early: the cases every run
-    answered), identifier match scored again from the suggestions (a JSON older than it)."""
+    answered)."""
+    languages, answers = answers_of(raw)
+    summaries = {name: summarize(run) for name, run in answers.items()}
+    return f"{table(summaries)}\n\n{language_tables(languages, answers)}"
+
+
+def answers_of(raw: dict) -> tuple[list[str], dict[str, list[Answer]]]:
+    """The languages of the cases of a run's ``crossfile.json`` that every run answered,
+    and each run's answers to them, identifier match scored again from the suggestions (a
+    JSON older than it)."""
     from .scoring import identifier_match
 
     answers = {name: [Answer(**a) for a in run] for name, run in raw["answers"].items()}
@@ -194,5 +208,4 @@ def report_json(raw: dict) -> str:
         for answer, case, language in zip(run, cases, languages):
             answer.identifier_exact, answer.identifier_f1 = identifier_match(
                 answer.suggestion, case["expected"], language)
-    summaries = {name: summarize(run) for name, run in answers.items()}
-    return f"{table(summaries)}\n\n{language_tables(languages, answers)}"
+    return languages, answers

@@ -15,7 +15,7 @@ from .greedy_memory import GreedyMemory
 from .llama import DecodeAborted, Model
 from .llama_context import Context
 from .prefix_cache.manager import PrefixCache
-from .sampling import pick, verify
+from .sampling import pick, probability, verify
 from .speculative import Draft, Drafter
 
 log = logging.getLogger(__name__)
@@ -76,8 +76,12 @@ class _Run:
     heal: bytes
     """The healing text the next picks must still spell."""
     out: list[int] = field(default_factory=list)
+    probs: list[float | None] = field(default_factory=list)
+    """The model's probability of each token of ``out`` when picked (None: remembered)."""
     next_token: int = -1
     """The target's pick after ``out``, not emitted yet."""
+    next_prob: float | None = None
+    """The model's probability of ``next_token``."""
     constrained: bool = False
     """Whether ``next_token`` was picked under the healing constraint."""
     constrained_until: int = 0
@@ -166,6 +170,7 @@ class Generator:
                 piece = self.model.piece(token)
                 run.heal = b"" if piece.startswith(run.heal) else run.heal[len(piece) :]
             run.out.append(token)
+            run.probs.append(None)
             if self._emit(run):
                 return StopReason.STOP_RULE
         if run.out and len(run.out) >= req.max_tokens:
@@ -227,6 +232,7 @@ class Generator:
         if len(run.out) >= run.req.max_tokens:
             return StopReason.MAX_TOKENS
         run.out.append(run.next_token)
+        run.probs.append(run.next_prob)
         if run.constrained:
             run.constrained_until = len(run.out)
         if self._emit(run):
@@ -256,16 +262,20 @@ class Generator:
         verdict = verify(rows, draft.tokens, req.temperature, run.rng)
         run.stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
         accepted = draft.tokens[: verdict.accepted]
+        probs = [probability(rows[i], token) for i, token in enumerate(accepted)]
         # Remove the rejected tail from the KV.
         self.cache.truncate(run.seq, len(req.prompt) + len(run.out) + len(accepted))
         self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
                      _ms_since(step_start), run.stats)
         run.stats.decode_steps += 1
         run.next_token, run.constrained = verdict.token, False
+        run.next_prob = probability(rows[verdict.accepted], verdict.token)
         eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
         if eog_at is not None:
             accepted, run.next_token = accepted[:eog_at], accepted[eog_at]
+            probs, run.next_prob = probs[:eog_at], probs[eog_at]
         run.out.extend(accepted)
+        run.probs.extend(probs)
         for drafter in self.drafters:
             drafter.accepted(run.history)
         if accepted and self._emit(run):
@@ -289,15 +299,23 @@ class Generator:
                   stats.draft_proposed)
         text = self._text(out, req)
         cut = req.stop(text) if req.stop is not None else None
+        stats.token_probs = [None if p is None else round(p, 4) for p in run.probs]
+        stats.first_line_tokens = next((n for n in range(1, len(out) + 1)
+                                        if "\n" in self._text(out[:n], req)), len(out))
         return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
 
     # -- helpers --------------------------------------------------------------------------------
 
     def _pick(self, run: _Run, logits: np.ndarray) -> None:
-        """Pick the next token under what is left of the healing text.
+        """Pick the next token under what is left of the healing text, and note the model's
+        probability of it.
 
         A pick the constraint changed is no greedy pick to remember (``run.constrained``).
         """
+        self._choose(run, logits)
+        run.next_prob = probability(logits, run.next_token)
+
+    def _choose(self, run: _Run, logits: np.ndarray) -> None:
         rest = run.heal
         temperature = run.req.temperature
         if not rest:

@@ -23,6 +23,13 @@ def softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum()
 
 
+def probability(logits: np.ndarray, token: int) -> float:
+    """The model's own probability of ``token`` (the softmax of ``logits`` at temperature 1)."""
+    z = logits.astype(np.float64)
+    z -= z.max()
+    return float(np.exp(z[token]) / np.exp(z).sum())
+
+
 def pick(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:
     """One token: argmax at temperature 0, else a sample."""
     if temperature <= 0:

@@ -66,6 +66,8 @@ class Stats:
                 entry.update({k: getattr(stats, k) for k in _SUMMED})
                 entry["short_prompt"] = stats.short_prompt
                 entry["second_pass"] = stats.second_pass
+                entry["token_probs"] = list(stats.token_probs)
+                entry["first_line_tokens"] = stats.first_line_tokens
                 entry["draft_proposed"] = dict(stats.draft_proposed)
                 entry["draft_accepted"] = dict(stats.draft_accepted)
             self._recent.append(entry)

@@ -129,19 +129,20 @@ def _crossfile(args: argparse.Namespace) -> int:
     if args.summarize is not None:
         import json
 
+        from ..crossfile_confidence import confidence_tables
         from ..crossfile_draw import pooled
-        from ..crossfile_report import report_json
+        from ..crossfile_report import answers_of, report_json
 
         raws = [json.loads(path.read_text()) for path in args.summarize]
-        if len(raws) == 1:
-            print(report_json(raws[0]))
-            return 0
-        try:
-            raw, said = pooled(raws)
-        except ValueError as exc:
-            print(f"bench crossfile: {exc}", file=sys.stderr)
-            return 2
-        print(f"{said}\n{report_json(raw)}")
+        raw, said = raws[0], ""
+        if len(raws) > 1:
+            try:
+                raw, said = pooled(raws)
+            except ValueError as exc:
+                print(f"bench crossfile: {exc}", file=sys.stderr)
+                return 2
+        confident = confidence_tables(answers_of(raw)[1])
+        print("\n\n".join(part for part in (said, report_json(raw), confident) if part))
         return 0
     from ..crossfile import run_crossfile
     from ..options import server_options

@@ -2,6 +2,7 @@
 
 from dataclasses import asdict
 
+from lsp_coder.bench.crossfile_confidence import confidence, confidence_tables
 from lsp_coder.bench.crossfile_report import (
     Answer,
     in_file_run,
@@ -60,3 +61,32 @@ def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
     text = report_json(raw)
     assert "all+last vs in-file: exact +0.0" in text
     assert "all+last vs all: exact -100.0 [-100.0, -100.0]" in text
+
+
+def _sure(case: int, exact: bool, probs: list[float | None], line_tokens: int = 0) -> Answer:
+    return Answer(case, "x", exact, 0.0, False, 1.0, 9, False, token_probs=probs,
+                  first_line_tokens=line_tokens or len(probs))
+
+
+def test_confidence_is_the_first_lines_least_sure_token_known():
+    assert confidence(_sure(0, True, [0.9, 0.4, 0.8, 0.1], line_tokens=3)) == 0.4
+    assert confidence(_sure(0, True, [None, 0.7, None])) == 0.7
+    assert confidence(_sure(0, True, [None, None])) is None
+    assert confidence(_sure(0, True, [])) is None
+
+
+def test_the_tables_hide_the_unsure_and_gate_the_section_on_the_files_answer():
+    in_file = [_sure(0, True, [0.95]), _sure(1, False, [0.25]), _sure(2, False, [0.55]),
+               _sure(3, True, [0.35])]
+    section = [_sure(0, False, [0.9]), _sure(1, True, [0.85]), _sure(2, False, [0.5]),
+               _sure(3, False, [0.2])]
+    text = confidence_tables({"in-file": in_file, "all": section})
+    rows = text.splitlines()
+    # at 0.5 in-file shows cases 0 and 2, one of them exact: half of its 2 exact answers kept
+    assert "in-file" + " " * 15 + "      0.5     50%             50%         50%" in rows
+    assert "all only where in-file is unsure (4 cases; in-file 2 exact, all 1, either 3):" in rows
+    # below 0.3: case 1 asked with the section (right there): 3 exact; below 0.6: cases 1, 2
+    # and 3, and case 3 goes wrong: 2
+    assert "     0.3     25%       3" in rows and "     0.6     75%       2" in rows
+    assert "the more confident of the two: 3 exact (both asked)" in text
+    assert confidence_tables({"in-file": [_sure(0, True, [None])]}) == ""

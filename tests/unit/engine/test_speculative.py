@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_coder.engine.generator import GenerateRequest, Generator
+from lsp_coder.engine.greedy_memory import GreedyMemory
 from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
@@ -167,3 +168,38 @@ def test_previous_suggestion_follows_its_text_through_other_tokens(tiny):
     assert previous.propose(prompt + split, len(split), 4).tokens == rest[:4]
     # Text that left the suggestion gets no draft.
     assert previous.propose(prompt + tiny.tokenize(" args"), 1, 4).tokens == []
+
+
+def test_each_tokens_probability_is_the_same_picked_plainly_or_verified_in_a_draft(tiny):
+    cache = cache_for(tiny)
+    gen = Generator(tiny, cache, [PreviousSuggestion(tiny), NGramLookup(max_k=8)])
+    prompt = tiny.tokenize(CODE)
+    plain = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
+    drafted = gen.generate(GenerateRequest(prompt=prompt, max_tokens=12, hint=plain.tokens))
+    assert sum(drafted.stats.draft_accepted.values()) > 0
+    assert drafted.tokens == plain.tokens
+    assert len(plain.stats.token_probs) == len(plain.tokens)
+    assert drafted.stats.token_probs == pytest.approx(plain.stats.token_probs, rel=0.02)
+    assert all(0.0 < p <= 1.0 for p in plain.stats.token_probs)
+    # Taken from the greedy memory, a token was picked without logits: its probability is
+    # not known.
+    remembering = Generator(tiny, cache_for(tiny), memory=GreedyMemory())
+    remembering.generate(GenerateRequest(prompt=prompt, max_tokens=12))
+    again = remembering.generate(GenerateRequest(prompt=prompt, max_tokens=12))
+    assert again.stats.known_tokens == 12 and again.stats.token_probs == [None] * 12
+
+
+@pytest.mark.real_model
+def test_the_first_lines_tokens_end_with_its_line_break(real_small_model):
+    model = Model(real_small_model, ModelParams())
+    try:
+        result = Generator(model, cache_for(model)).generate(
+            GenerateRequest(prompt=model.tokenize(CODE), max_tokens=16))
+        n = result.stats.first_line_tokens
+        assert "\n" in result.text.strip(" ")  # the model goes on past the line
+        assert "\n" in model.detokenize(result.tokens[:n])
+        assert "\n" not in model.detokenize(result.tokens[: n - 1])
+        # a sure continuation of the code above (print("writing", args.output) here)
+        assert min(result.stats.token_probs[:n]) > 0.3
+    finally:
+        model.close()
