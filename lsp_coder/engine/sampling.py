@@ -24,10 +24,11 @@ def softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
 
 
 def probability(logits: np.ndarray, token: int) -> float:
-    """The model's own probability of ``token`` (the softmax of ``logits`` at temperature 1)."""
-    z = logits.astype(np.float64)
-    z -= z.max()
-    return float(np.exp(z[token]) / np.exp(z).sum())
+    """The model's own probability of ``token`` (the softmax of ``logits`` at temperature 1),
+    as 1 / sum(exp(logit - logit[token])): one pass, in the logits' own precision; a token
+    far below the best comes out as 0."""
+    with np.errstate(over="ignore"):
+        return float(1.0 / np.exp(logits - logits[token]).sum(dtype=np.float64))
 
 
 def pick(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lsp_coder.engine.sampling import softmax, verify
+from lsp_coder.engine.sampling import probability, softmax, verify
 
 
 def rows_with_argmax(argmaxes: list[int], vocab: int = 8) -> list[np.ndarray]:
@@ -60,3 +60,12 @@ def test_sampled_rule_keeps_the_target_distribution(draft_is_model):
     observed = counts / n
     # 20000 draws: the standard error of each frequency is below 0.0036; allow 4 of them.
     assert np.max(np.abs(observed - p)) < 0.015, (observed, p)
+
+
+def test_a_tokens_probability_is_its_softmax_share_even_far_below_the_best():
+    logits = np.array([2.0, 1.0, 0.5, -300.0], dtype=np.float32)
+    shares = softmax(logits, 1.0)
+    for token in range(3):
+        assert probability(logits, token) == pytest.approx(shares[token], rel=1e-5)
+    assert probability(logits, 3) == 0.0  # exp overflows: no warning, no error
+    assert sum(probability(logits, t) for t in range(4)) == pytest.approx(1.0, rel=1e-5)
