@@ -257,8 +257,9 @@ class RequestStats:
     """The answer is a second one, from a section that added what the first draft named
     (``context.second_pass``); the figures are both passes'."""
     token_probs: list[float | None] = field(default_factory=list)
-    """The model's probability of each generated token as it was picked (None: taken from
-    the greedy memory, no logits read; empty where the backend does not say)."""
+    """The model's probability of each generated token as it was picked (a token recalled
+    from the greedy memory: as it was when first picked; None: not known; empty where the
+    backend does not say)."""
     first_line_tokens: int = 0
     """How many of the generated tokens make the answer's first line (with its line break)."""
 

@@ -13,7 +13,7 @@ THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 def confidence(answer: Answer) -> float | None:
     """The lowest probability the model gave a token of the first line (None: not known,
-    an engine that does not say or tokens from the greedy memory alone)."""
+    an engine that does not say)."""
     line = answer.token_probs[: max(1, answer.first_line_tokens)]
     known = [p for p in line if p is not None]
     return min(known) if known else None

@@ -46,8 +46,8 @@ class Answer:
     second_pass: bool = False
     """A second pass by the first answer's names answered it (``context.second_pass``)."""
     token_probs: list[float | None] = field(default_factory=list)
-    """The model's probability of each generated token (the server's record; None: from its
-    greedy memory)."""
+    """The model's probability of each generated token (the server's record; None: not
+    known)."""
     first_line_tokens: int = 0
     """How many of those tokens make the first line."""
 

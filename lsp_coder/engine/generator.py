@@ -77,7 +77,7 @@ class _Run:
     """The healing text the next picks must still spell."""
     out: list[int] = field(default_factory=list)
     probs: list[float | None] = field(default_factory=list)
-    """The model's probability of each token of ``out`` when picked (None: remembered)."""
+    """The model's probability of each token of ``out`` when picked (None: not known)."""
     next_token: int = -1
     """The target's pick after ``out``, not emitted yet."""
     next_prob: float | None = None
@@ -159,7 +159,8 @@ class Generator:
 
     def _take_remembered(self, run: _Run) -> StopReason | None:
         req = run.req
-        for token in self.memory.continuation(req.prompt) if self.memory else []:
+        tokens, probs = self.memory.recall(req.prompt) if self.memory else ([], [])
+        for token, prob in zip(tokens, probs):
             if len(run.out) >= req.max_tokens:
                 return StopReason.MAX_TOKENS
             if self.model.is_eog(token):
@@ -170,7 +171,7 @@ class Generator:
                 piece = self.model.piece(token)
                 run.heal = b"" if piece.startswith(run.heal) else run.heal[len(piece) :]
             run.out.append(token)
-            run.probs.append(None)
+            run.probs.append(prob)
             if self._emit(run):
                 return StopReason.STOP_RULE
         if run.out and len(run.out) >= req.max_tokens:
@@ -287,7 +288,9 @@ class Generator:
         if run.req.temperature > 0 or self.memory is None:
             return
         ended = [run.next_token] if reason is StopReason.EOG and not run.constrained else []
-        self.memory.remember(run.history + ended, len(run.req.prompt) + run.constrained_until)
+        probs = [None] * len(run.req.prompt) + run.probs + [run.next_prob] * len(ended)
+        self.memory.remember(run.history + ended, len(run.req.prompt) + run.constrained_until,
+                             probs)
 
     def _finish(self, run: _Run, reason: StopReason) -> GenerateResult:
         req, out, stats = run.req, run.out, run.stats

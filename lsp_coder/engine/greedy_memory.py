@@ -19,6 +19,12 @@ class GreedyTrace:
 
     tokens: tuple[int, ...]
     greedy_from: int
+    probs: tuple[float | None, ...] = ()
+    """The model's probability of each of ``tokens`` when picked (None: not known); empty
+    when none is known."""
+
+    def prob(self, i: int) -> float | None:
+        return self.probs[i] if i < len(self.probs) else None
 
 
 class GreedyMemory:
@@ -30,17 +36,21 @@ class GreedyMemory:
     def __len__(self) -> int:
         return len(self._traces)
 
-    def remember(self, tokens: list[int], greedy_from: int) -> None:
-        """Keep a generation (prompt then picks); the traces it extends are dropped."""
+    def remember(self, tokens: list[int], greedy_from: int,
+                 probs: list[float | None] | None = None) -> None:
+        """Keep a generation (prompt then picks, with the probability of each where known);
+        the traces it extends are dropped."""
         if greedy_from >= len(tokens):
             return
-        trace = GreedyTrace(tuple(tokens), greedy_from)
+        trace = GreedyTrace(tuple(tokens), greedy_from, tuple(probs or ()))
         kept = []
         for old in self._traces:
             n = len(old.tokens)
             if n <= len(trace.tokens) and trace.tokens[:n] == old.tokens:
                 if old.greedy_from < trace.greedy_from <= n:  # the two greedy runs join
-                    trace = GreedyTrace(trace.tokens, old.greedy_from)
+                    joined = tuple(old.prob(i) if trace.prob(i) is None else trace.prob(i)
+                                   for i in range(len(trace.tokens)))
+                    trace = GreedyTrace(trace.tokens, old.greedy_from, joined)
                 if trace.greedy_from <= old.greedy_from:
                     continue  # the new trace says all the old one did
             kept.append(old)
@@ -50,12 +60,20 @@ class GreedyMemory:
 
     def continuation(self, prompt: list[int]) -> list[int]:
         """The remembered greedy tokens after ``prompt`` (the longest), or []."""
+        return self.recall(prompt)[0]
+
+    def recall(self, prompt: list[int]) -> tuple[list[int], list[float | None]]:
+        """The remembered greedy tokens after ``prompt`` (the longest) and the model's
+        probability of each when it was picked (None: not known); ([], []) when none."""
         n = len(prompt)
-        best: tuple[int, ...] = ()
+        best: GreedyTrace | None = None
         key = tuple(prompt)
         for trace in self._traces:
             if (trace.greedy_from <= n < len(trace.tokens)
-                    and len(trace.tokens) - n > len(best) and trace.tokens[:n] == key):
-                best = trace.tokens[n:]
-        return list(best)
+                    and (best is None or len(trace.tokens) > len(best.tokens))
+                    and trace.tokens[:n] == key):
+                best = trace
+        if best is None:
+            return [], []
+        return list(best.tokens[n:]), [best.prob(i) for i in range(n, len(best.tokens))]
 

@@ -131,3 +131,15 @@ def test_a_cancelled_generation_is_remembered_as_far_as_it_got(tiny):
     plain = generator(tiny, memory=False).generate(
         GenerateRequest(prompt=prompt, max_tokens=12, speculative=False))
     assert joined.tokens == plain.tokens[2:]
+
+
+def test_a_recalled_token_keeps_the_probability_it_was_picked_with():
+    memory = GreedyMemory()
+    memory.remember([1, 2, 10, 11], greedy_from=2, probs=[None, None, 0.9, 0.5])
+    # a longer generation along the first: its picks' probabilities join the first's
+    memory.remember([1, 2, 10, 11, 12], greedy_from=4, probs=[None] * 4 + [0.7])
+    assert memory.recall([1, 2]) == ([10, 11, 12], [0.9, 0.5, 0.7])
+    assert memory.recall([1, 2, 10]) == ([11, 12], [0.5, 0.7])
+    memory.remember([3, 4, 5], greedy_from=1)  # remembered without probabilities
+    assert memory.recall([3]) == ([4, 5], [None, None])
+    assert memory.recall([9]) == ([], [])

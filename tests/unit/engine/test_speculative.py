@@ -181,12 +181,15 @@ def test_each_tokens_probability_is_the_same_picked_plainly_or_verified_in_a_dra
     assert len(plain.stats.token_probs) == len(plain.tokens)
     assert drafted.stats.token_probs == pytest.approx(plain.stats.token_probs, rel=0.02)
     assert all(0.0 < p <= 1.0 for p in plain.stats.token_probs)
-    # Taken from the greedy memory, a token was picked without logits: its probability is
-    # not known.
+    # Taken from the greedy memory (no logits read), a token keeps the probability it was
+    # picked with, also where the prompt has run along part of the remembered answer.
     remembering = Generator(tiny, cache_for(tiny), memory=GreedyMemory())
-    remembering.generate(GenerateRequest(prompt=prompt, max_tokens=12))
+    first = remembering.generate(GenerateRequest(prompt=prompt, max_tokens=12))
     again = remembering.generate(GenerateRequest(prompt=prompt, max_tokens=12))
-    assert again.stats.known_tokens == 12 and again.stats.token_probs == [None] * 12
+    assert again.stats.known_tokens == 12 and again.stats.token_probs == first.stats.token_probs
+    typed = remembering.generate(GenerateRequest(prompt=prompt + first.tokens[:5], max_tokens=7))
+    assert typed.stats.known_tokens == 7
+    assert typed.stats.token_probs == first.stats.token_probs[5:]
 
 
 @pytest.mark.real_model
