@@ -21,20 +21,25 @@ def confidence(answer: Answer) -> float | None:
 
 def hiding_table(answers: dict[str, list[Answer]]) -> str:
     """Per run, at each threshold: the share of answers shown (confidence at least the
-    threshold), the exact share among those, and the share of its exact answers kept."""
+    threshold), the exact share among those, the share of its exact answers kept, and the
+    edit similarity of the answers shown and of those hidden."""
     lines = ["answers shown only at a confidence (the first line's lowest token probability)"
              " of at least:",
-             f"{'run':<22}{'at least':>9}{'shown':>8}{'exact of shown':>16}{'exact kept':>12}"]
+             f"{'run':<22}{'at least':>9}{'shown':>8}{'exact of shown':>16}{'exact kept':>12}"
+             f"{'edit sim shown':>16}{'hidden':>8}"]
     for name, run in answers.items():
-        known = [(c, a.exact) for a in run if (c := confidence(a)) is not None]
-        exact = sum(e for _c, e in known)
+        known = [(c, a) for a in run if (c := confidence(a)) is not None]
+        exact = sum(a.exact for _c, a in known)
         if not known:
             continue
         for threshold in THRESHOLDS:
-            shown = [e for c, e in known if c >= threshold]
+            shown = [a for c, a in known if c >= threshold]
+            hidden = [a for c, a in known if c < threshold]
+            right = sum(a.exact for a in shown)
             lines.append(f"{name:<22}{threshold:>9.1f}{len(shown) / len(known):>8.0%}"
-                         f"{(sum(shown) / len(shown) if shown else 0):>16.0%}"
-                         f"{(sum(shown) / exact if exact else 0):>12.0%}")
+                         f"{(right / len(shown) if shown else 0):>16.0%}"
+                         f"{(right / exact if exact else 0):>12.0%}"
+                         f"{_similarity(shown):>16}{_similarity(hidden):>8}")
         lines.append(f"{name:<22}{'(' + str(len(known)) + ' answers with probabilities)':>45}")
     return "\n".join(lines)
 
@@ -73,3 +78,10 @@ def confidence_tables(answers: dict[str, list[Answer]]) -> str:
         return ""
     gate = gate_table(answers)
     return hiding_table(answers) + (f"\n\n{gate}" if gate else "")
+
+
+def _similarity(answers: list[Answer]) -> str:
+    """The mean edit similarity of ``answers``, "-" for none."""
+    if not answers:
+        return "-"
+    return f"{sum(a.edit_similarity for a in answers) / len(answers):.1f}"

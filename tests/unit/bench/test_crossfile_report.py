@@ -64,7 +64,8 @@ def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
 
 
 def _sure(case: int, exact: bool, probs: list[float | None], line_tokens: int = 0) -> Answer:
-    return Answer(case, "x", exact, 0.0, False, 1.0, 9, False, token_probs=probs,
+    return Answer(case, "x", exact, 100.0 if exact else 40.0, False, 1.0, 9, False,
+                  token_probs=probs,
                   first_line_tokens=line_tokens or len(probs))
 
 
@@ -83,7 +84,11 @@ def test_the_tables_hide_the_unsure_and_gate_the_section_on_the_files_answer():
     text = confidence_tables({"in-file": in_file, "all": section})
     rows = text.splitlines()
     # at 0.5 in-file shows cases 0 and 2, one of them exact: half of its 2 exact answers kept
-    assert "in-file" + " " * 15 + "      0.5     50%             50%         50%" in rows
+    assert ("in-file" + " " * 15 + "      0.5     50%             50%         50%"
+            "            70.0    70.0") in rows
+    # at 0.9 only case 0 (exact) shows; the three hidden average (40 + 40 + 100) / 3
+    assert ("in-file" + " " * 15 + "      0.9     25%            100%         50%"
+            "           100.0    60.0") in rows
     assert "all only where in-file is unsure (4 cases; in-file 2 exact, all 1, either 3):" in rows
     # below 0.3: case 1 asked with the section (right there): 3 exact; below 0.6: cases 1, 2
     # and 3, and case 3 goes wrong: 2
