@@ -263,6 +263,18 @@ class RequestStats:
     first_line_tokens: int = 0
     """How many of the generated tokens make the answer's first line (with its line break)."""
 
+    def first_line_confidence(self) -> float | None:
+        """See ``first_line_confidence``."""
+        return first_line_confidence(self.token_probs, self.first_line_tokens)
+
+
+def first_line_confidence(token_probs: list[float | None], first_line_tokens: int
+                          ) -> float | None:
+    """The lowest probability the model gave a token of the first line (the first
+    ``first_line_tokens`` of ``token_probs``); None when none is known."""
+    known = [p for p in token_probs[: max(1, first_line_tokens)] if p is not None]
+    return min(known) if known else None
+
 
 @dataclass(slots=True)
 class BackendResult:

@@ -5,6 +5,7 @@ probabilities instead of a trained token)."""
 
 from __future__ import annotations
 
+from ..shared_types import first_line_confidence
 from .crossfile_report import Answer, in_file_run
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -14,9 +15,7 @@ THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 def confidence(answer: Answer) -> float | None:
     """The lowest probability the model gave a token of the first line (None: not known,
     an engine that does not say)."""
-    line = answer.token_probs[: max(1, answer.first_line_tokens)]
-    known = [p for p in line if p is not None]
-    return min(known) if known else None
+    return first_line_confidence(answer.token_probs, answer.first_line_tokens)
 
 
 def hiding_table(answers: dict[str, list[Answer]]) -> str:

@@ -1,11 +1,12 @@
-"""When a suggestion stops, and the early answer once the caller's budget runs out."""
+"""When a suggestion stops, the early answer once the caller's budget runs out, and an
+answer too unsure to show."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 
-from ..shared_types import StopReason
+from ..shared_types import RequestStats, StopReason
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .records import Suggestion
 
@@ -69,3 +70,13 @@ def line_limit(max_lines: int) -> Callable[[str], int | None]:
             pos = nl + 1
 
     return stop
+
+
+def unsure(stats: RequestStats | None, min_confidence: float) -> bool:
+    """Whether the model gave a token of the answer's first line a probability below
+    ``min_confidence`` (``completion.min_confidence``; never when the probabilities are not
+    known, as from a serving engine)."""
+    if min_confidence <= 0 or stats is None:
+        return False
+    confidence = stats.first_line_confidence()
+    return confidence is not None and confidence < min_confidence

@@ -26,6 +26,8 @@ class CompletionRequest:
     first line) are answered and generation goes on into the suggestion cache."""
     alternatives: int = 0
     """Other suggestions to sample after the first (a request the user invoked)."""
+    invoked: bool = False
+    """The user asked (a key, not typing): shown however unsure the model is."""
 
 
 @dataclass(slots=True)

@@ -21,7 +21,7 @@ from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, RequestStats, StopReason
-from .answer_rules import EarlyAnswer, first_line, line_limit
+from .answer_rules import EarlyAnswer, first_line, line_limit, unsure
 from .context import cursor_parts, wants_multiline
 from .document_events import DocumentEvents
 from .filter_window import filter_window, rest_of_line
@@ -259,10 +259,12 @@ class CompletionService(DocumentEvents, IdleWork):
                 self._cold.discard(req.uri)
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
+        extra: dict[str, Any] = {"answered_early": early.sent}
+        if text and not req.invoked and unsure(result.stats, cc.min_confidence):
+            text, extra["unsure"] = "", True
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],
                                    rest_of_line(req.text, req.offset), text)
-        extra: dict[str, Any] = {"answered_early": early.sent}
         alternatives: list[str] = []
         if req.alternatives and not idle and not early.sent and (
                 result.stop_reason not in NOT_STORED):

@@ -29,7 +29,7 @@ def register_completion_handlers(server: LspCoderServer) -> None:
         ls.service.cursor_rested(req.uri, position.line, lambda: doc.text)
         invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
         if invoked:
-            req = replace(req, alternatives=ls.config.completion.alternatives)
+            req = replace(req, alternatives=ls.config.completion.alternatives, invoked=True)
         suggestion = await ls.scheduler.complete(req, "inline", invoked=invoked)
         ls.status.update()
         return types.InlineCompletionList(items=_inline_items(suggestion, position))

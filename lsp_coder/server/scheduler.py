@@ -213,6 +213,8 @@ class Scheduler:
             suggestion = await pending.answer
             if suggestion.stop_reason == StopReason.SUPERSEDED:
                 outcome = "superseded"
+            elif suggestion.extra.get("unsure"):
+                outcome = "unsure"
         except asyncio.CancelledError:
             self._cancel(pending)
             self.stats.record(kind, text="", cached=False,
@@ -224,7 +226,7 @@ class Scheduler:
                 del self._pending[req.uri]
         suggestion.latency_ms = (time.perf_counter() - start) * 1000
         cancelled = suggestion.stop_reason == StopReason.CANCELLED
-        if outcome == "ok" and not cancelled:
+        if outcome in ("ok", "unsure") and not cancelled:
             self._recent_latency_ms = 0.7 * self._recent_latency_ms + 0.3 * suggestion.latency_ms
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
@@ -233,7 +235,7 @@ class Scheduler:
                           debounce_ms=delay * 1000, alternatives=len(suggestion.alternatives),
                           alternatives_evaluated_tokens=suggestion.extra.get(
                               "alternatives_evaluated_tokens", 0))
-        if outcome == "ok" and suggestion.stop_reason not in (
+        if outcome in ("ok", "unsure") and suggestion.stop_reason not in (
                 StopReason.CANCELLED, StopReason.ERROR, StopReason.NO_MODEL):
             self.idle.answered(req, suggestion.text)
         return suggestion

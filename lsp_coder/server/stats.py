@@ -22,8 +22,8 @@ class Stats:
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent)
         self._totals: dict[str, Any] = {
             "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
-            "short_prompts": 0, "empty": 0, "shown": 0, "accepted": 0, "draft_proposed": 0,
-            "draft_accepted": 0, "prefetches_taken": 0,
+            "unsure": 0, "short_prompts": 0, "empty": 0, "shown": 0, "accepted": 0,
+            "draft_proposed": 0, "draft_accepted": 0, "prefetches_taken": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
             "idle": {"jobs": 0, "evaluated_tokens": 0, "prefill_ms": 0.0, "preempted": 0,
                      "preempt_wait_ubatches_max": 0, "outcomes": {}, "kinds": {},
@@ -38,7 +38,8 @@ class Stats:
                stats: RequestStats | None, outcome: str, prefetch_taken: bool = False,
                invoked: bool = False, debounce_ms: float = 0.0, alternatives: int = 0,
                alternatives_evaluated_tokens: int = 0) -> None:
-        """Add one answered request (``outcome``: ok, empty, cancelled, superseded...;
+        """Add one answered request (``outcome``: ok, cancelled, superseded, unsure (hidden
+        below ``completion.min_confidence``)...;
         ``prefetch_taken``: answered by the idle prefetch that was generating its state;
         ``invoked``: the user asked (no debounce); ``debounce_ms``: the wait before the
         engine started; ``alternatives``: other suggestions answered with it, whose sampling
@@ -54,7 +55,7 @@ class Stats:
             t["requests"] += 1
             t["cache_hits"] += cached
             t["prefetches_taken"] += prefetch_taken
-            if outcome in ("cancelled", "superseded"):
+            if outcome in ("cancelled", "superseded", "unsure"):
                 t[outcome] += 1
             elif not text:
                 t["empty"] += 1

@@ -157,3 +157,25 @@ async def test_an_invoked_request_skips_the_debounce_and_gets_alternatives(tiny_
         asked_entry)
     assert asked_entry["prompt_tokens"] > 10, asked_entry
 
+
+
+async def test_an_unsure_answer_is_hidden_from_typing_and_shown_when_asked_for(tiny_qwen):
+    # min_confidence 1.0: every answer is unsure (no token has probability 1).
+    client, _received = await start(local_options(tiny_qwen, debounce_ms=0, alternatives=0,
+                                                  min_confidence=1.0))
+    try:
+        assert (await wait_for_model(client))["model_loaded"]
+        uri = "file:///tmp/unsure.py"
+        open_doc(client, uri, TEXT)
+        typed = await client.text_document_inline_completion_async(
+            inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Automatic))
+        typed_entry = (await server_stats(client))["recent"][-1]
+        asked = await client.text_document_inline_completion_async(
+            inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Invoked))
+        stats = await server_stats(client)
+    finally:
+        await stop(client)
+    assert not typed.items and typed_entry["outcome"] == "unsure", typed_entry
+    assert 0 < max(typed_entry["token_probs"]) < 1, typed_entry
+    assert [item.insert_text for item in asked.items] and stats["recent"][-1]["outcome"] == "ok"
+    assert stats["totals"]["unsure"] == 1, stats["totals"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from lsp_coder.backends.local_prompt import build_prompt
@@ -162,5 +164,27 @@ def test_at_the_end_of_a_finished_line_generation_stops_at_the_newline(real_smal
         assert suggestion.stats.generated_tokens <= shown + 2, (suggestion.text, shown)
         if line != "    return total / len(values)":
             assert suggestion.text == ""
+    finally:
+        service.close()
+
+
+def test_an_unsure_answer_to_typing_is_hidden_and_not_cached_unless_invoked(tiny_qwen):
+    service = service_for(tiny_qwen)
+    try:
+        req = CompletionRequest(uri="file:///t.py", text=DOC, offset=CURSOR)
+        shown = service.complete(req)
+        assert shown.text and shown.stats is not None
+        assert shown.stats.first_line_confidence() < 1.0
+        assert service.suggestions.latest(req.uri)
+        service.forget(req.uri)
+        service.reconfigure(apply(service.config, {"completion": {"min_confidence": 1.0}},
+                                  "test"))
+        # the same answer again (from the greedy memory, with the same probabilities): hidden
+        hidden = service.complete(req)
+        assert hidden.text == "" and hidden.extra["unsure"]
+        assert hidden.stats.first_line_confidence() == shown.stats.first_line_confidence()
+        assert service.suggestions.latest(req.uri) == ""
+        asked = service.complete(replace(req, invoked=True))
+        assert asked.text == shown.text and "unsure" not in asked.extra
     finally:
         service.close()
