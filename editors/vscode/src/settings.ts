@@ -11,6 +11,7 @@ const SETTINGS: ReadonlyArray<[setting: string, serverPath: readonly [string, st
   ['completion.debounceMs', ['completion', 'debounce_ms']],
   ['completion.maxLines', ['completion', 'max_lines']],
   ['completion.alternatives', ['completion', 'alternatives']],
+  ['completion.minConfidence', ['completion', 'min_confidence']],
   ['speculative.enabled', ['speculative', 'enabled']],
   ['backend.kind', ['backend', 'kind']],
   ['backend.url', ['backend', 'url']],
