@@ -261,7 +261,8 @@ class RequestStats:
     from the greedy memory: as it was when first picked; None: not known; empty where the
     backend does not say)."""
     first_line_tokens: int = 0
-    """How many of the generated tokens make the answer's first line (with its line break)."""
+    """How many of the generated tokens make the answer's first line with text (with the
+    line breaks before it and the one after it)."""
 
     def first_line_confidence(self) -> float | None:
         """See ``first_line_confidence``."""

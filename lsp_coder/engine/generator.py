@@ -304,7 +304,8 @@ class Generator:
         cut = req.stop(text) if req.stop is not None else None
         stats.token_probs = [None if p is None else round(p, 4) for p in run.probs]
         stats.first_line_tokens = next((n for n in range(1, len(out) + 1)
-                                        if "\n" in self._text(out[:n], req)), len(out))
+                                        if "\n" in self._text(out[:n], req).lstrip()),
+                                       len(out))
         return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
 
     # -- helpers --------------------------------------------------------------------------------

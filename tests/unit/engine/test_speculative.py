@@ -200,9 +200,27 @@ def test_the_first_lines_tokens_end_with_its_line_break(real_small_model):
             GenerateRequest(prompt=model.tokenize(CODE), max_tokens=16))
         n = result.stats.first_line_tokens
         assert "\n" in result.text.strip(" ")  # the model goes on past the line
-        assert "\n" in model.detokenize(result.tokens[:n])
-        assert "\n" not in model.detokenize(result.tokens[: n - 1])
+        assert "\n" in model.detokenize(result.tokens[:n]).lstrip()
+        assert "\n" not in model.detokenize(result.tokens[: n - 1]).lstrip()
         # a sure continuation of the code above (print("writing", args.output) here)
         assert min(result.stats.token_probs[:n]) > 0.3
+    finally:
+        model.close()
+
+
+@pytest.mark.real_model
+def test_an_answer_that_starts_a_new_line_is_judged_by_the_line_it_writes(real_small_model):
+    model = Model(real_small_model, ModelParams())
+    try:
+        # the cursor at the end of a finished function: the answer starts the next one
+        prompt = model.tokenize("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n"
+                                "    return a - b")
+        result = Generator(model, cache_for(model)).generate(
+            GenerateRequest(prompt=prompt, max_tokens=16))
+        n = result.stats.first_line_tokens
+        assert result.text.startswith("\n") and result.text.strip()
+        head = model.detokenize(result.tokens[:n])  # "\n\n\ndef mul(a, b):\n"
+        assert head.startswith("\n") and head.strip() and head.endswith("\n"), head
+        assert "\n" not in model.detokenize(result.tokens[: n - 1]).strip()
     finally:
         model.close()
