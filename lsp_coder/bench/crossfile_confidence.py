@@ -52,21 +52,21 @@ def gate_table(answers: dict[str, list[Answer]]) -> str:
         base_name = in_file_run(name, {n: {} for n in answers})
         if base_name is None:
             continue
-        pairs = [(b, a) for b, a in zip(answers[base_name], run)
-                 if confidence(b) is not None and confidence(a) is not None]
+        pairs = [(cb, b, ca, a) for b, a in zip(answers[base_name], run)
+                 if (cb := confidence(b)) is not None and (ca := confidence(a)) is not None]
         if not pairs:
             continue
         n = len(pairs)
-        either = sum(a.exact or b.exact for b, a in pairs)
+        either = sum(a.exact or b.exact for _cb, b, _ca, a in pairs)
         lines.append(f"{name} only where {base_name} is unsure ({n} cases; {base_name}"
-                     f" {sum(b.exact for b, _a in pairs)} exact, {name}"
-                     f" {sum(a.exact for _b, a in pairs)}, either {either}):")
+                     f" {sum(b.exact for _cb, b, _ca, _a in pairs)} exact, {name}"
+                     f" {sum(a.exact for *_b, a in pairs)}, either {either}):")
         lines.append(f"{'below':>8}{'asked':>8}{'exact':>8}")
         for threshold in THRESHOLDS:
-            asked = [confidence(b) < threshold for b, _a in pairs]
-            exact = sum(a.exact if ask else b.exact for ask, (b, a) in zip(asked, pairs))
-            lines.append(f"{threshold:>8.1f}{sum(asked) / n:>8.0%}{exact:>8}")
-        surer = sum(a.exact if confidence(a) >= confidence(b) else b.exact for b, a in pairs)
+            asked = sum(cb < threshold for cb, *_rest in pairs)
+            exact = sum(a.exact if cb < threshold else b.exact for cb, b, _ca, a in pairs)
+            lines.append(f"{threshold:>8.1f}{asked / n:>8.0%}{exact:>8}")
+        surer = sum(a.exact if ca >= cb else b.exact for cb, b, ca, a in pairs)
         lines.append(f"{'the more confident of the two':>30}: {surer} exact (both asked)")
     return "\n".join(lines)
 

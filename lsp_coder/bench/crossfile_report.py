@@ -188,7 +188,11 @@ def _cell(interval: Interval, signed: bool = False, ratio: bool = False) -> str:
 def report_json(raw: dict) -> str:
     """The tables of a run's ``crossfile.json`` (one stopped early: the cases every run
     answered)."""
-    languages, answers = answers_of(raw)
+    return report_tables(*answers_of(raw))
+
+
+def report_tables(languages: list[str], answers: dict[str, list[Answer]]) -> str:
+    """The table of all cases, then the per-language tables (``languages``: each case's)."""
     summaries = {name: summarize(run) for name, run in answers.items()}
     return f"{table(summaries)}\n\n{language_tables(languages, answers)}"
 

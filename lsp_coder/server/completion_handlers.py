@@ -27,10 +27,9 @@ def register_completion_handlers(server: LspCoderServer) -> None:
         if req is None:
             return None
         ls.service.cursor_rested(req.uri, position.line, lambda: doc.text)
-        invoked = params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked
-        if invoked:
+        if params.context.trigger_kind == types.InlineCompletionTriggerKind.Invoked:
             req = replace(req, alternatives=ls.config.completion.alternatives, invoked=True)
-        suggestion = await ls.scheduler.complete(req, "inline", invoked=invoked)
+        suggestion = await ls.scheduler.complete(req, "inline")
         ls.status.update()
         return types.InlineCompletionList(items=_inline_items(suggestion, position))
 

@@ -150,13 +150,14 @@ class Scheduler:
         timing.last_request = now
 
     async def complete(self, req: CompletionRequest, kind: str,
-                       hard_budget_ms: float | None = None, invoked: bool = False) -> Suggestion:
+                       hard_budget_ms: float | None = None) -> Suggestion:
         """Answer a completion request; an empty text when superseded or cancelled.
 
         With ``hard_budget_ms`` the answer comes within that time, empty if nothing is ready.
-        A request the user ``invoked`` (a key, not typing) starts without the debounce; one
-        that asks for ``req.alternatives`` goes to the engine, which samples them from the
-        prompt it reads for the first suggestion (a cached or prefetched answer has one).
+        A request the user invoked (``req.invoked``: a key, not typing) starts without the
+        debounce; one that asks for ``req.alternatives`` goes to the engine, which samples them
+        from the prompt it reads for the first suggestion (a cached or prefetched answer has
+        one).
         """
         start = time.perf_counter()
         self._note_request(req.uri)
@@ -196,7 +197,7 @@ class Scheduler:
                 if loading is not None:
                     await asyncio.wait((pending.answer, loading),
                                        return_when=asyncio.FIRST_COMPLETED)
-                delay = 0.0 if invoked else self.debounce_s(req.uri)
+                delay = 0.0 if req.invoked else self.debounce_s(req.uri)
                 if delay > 0:
                     try:
                         await asyncio.wait_for(asyncio.shield(pending.answer), timeout=delay)
@@ -219,7 +220,7 @@ class Scheduler:
             self._cancel(pending)
             self.stats.record(kind, text="", cached=False,
                               latency_ms=(time.perf_counter() - start) * 1000,
-                              stats=None, outcome="cancelled", invoked=invoked)
+                              stats=None, outcome="cancelled", invoked=req.invoked)
             raise
         finally:
             if self._pending.get(req.uri) is pending:
@@ -231,7 +232,7 @@ class Scheduler:
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
                           outcome="cancelled" if cancelled else outcome,
-                          prefetch_taken=ahead is not None, invoked=invoked,
+                          prefetch_taken=ahead is not None, invoked=req.invoked,
                           debounce_ms=delay * 1000, alternatives=len(suggestion.alternatives),
                           alternatives_evaluated_tokens=suggestion.extra.get(
                               "alternatives_evaluated_tokens", 0))

@@ -125,23 +125,30 @@ async def test_an_engine_that_does_not_answer_is_reported_unreachable():
         await stop(client)
 
 
-async def test_an_invoked_request_skips_the_debounce_and_gets_alternatives(tiny_qwen):
-    # NOTE: above the 1 s the server assumes between requests before it has seen two, so
-    # the typed request waits.
-    client, _received = await start(local_options(tiny_qwen, debounce_ms=1500,
-                                                  alternatives=4))
+async def typed_then_asked(options: dict, uri: str):
+    """A server with ``options``; in document ``uri`` (``TEXT``) a request as typed, then
+    one the user invoked: (the typed answer, its stats entry, the invoked answer, the stats
+    after it)."""
+    client, _received = await start(options)
     try:
         assert (await wait_for_model(client))["model_loaded"]
-        uri = "file:///tmp/invoked.py"
         open_doc(client, uri, TEXT)
         typed = await client.text_document_inline_completion_async(
             inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Automatic))
         typed_entry = (await server_stats(client))["recent"][-1]
         asked = await client.text_document_inline_completion_async(
             inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Invoked))
-        asked_entry = (await server_stats(client))["recent"][-1]
+        return typed, typed_entry, asked, await server_stats(client)
     finally:
         await stop(client)
+
+
+async def test_an_invoked_request_skips_the_debounce_and_gets_alternatives(tiny_qwen):
+    # NOTE: above the 1 s the server assumes between requests before it has seen two, so
+    # the typed request waits.
+    typed, typed_entry, asked, stats = await typed_then_asked(
+        local_options(tiny_qwen, debounce_ms=1500, alternatives=4), "file:///tmp/invoked.py")
+    asked_entry = stats["recent"][-1]
     # Typing: the debounce, one suggestion, no sampling.
     assert not typed_entry["invoked"] and typed_entry["debounce_ms"] > 0, typed_entry
     assert len(typed.items) <= 1 and typed_entry["alternatives"] == 0, typed_entry
@@ -158,23 +165,11 @@ async def test_an_invoked_request_skips_the_debounce_and_gets_alternatives(tiny_
     assert asked_entry["prompt_tokens"] > 10, asked_entry
 
 
-
 async def test_an_unsure_answer_is_hidden_from_typing_and_shown_when_asked_for(tiny_qwen):
     # min_confidence 1.0: every answer is unsure (no token has probability 1).
-    client, _received = await start(local_options(tiny_qwen, debounce_ms=0, alternatives=0,
-                                                  min_confidence=1.0))
-    try:
-        assert (await wait_for_model(client))["model_loaded"]
-        uri = "file:///tmp/unsure.py"
-        open_doc(client, uri, TEXT)
-        typed = await client.text_document_inline_completion_async(
-            inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Automatic))
-        typed_entry = (await server_stats(client))["recent"][-1]
-        asked = await client.text_document_inline_completion_async(
-            inline_request(uri, TEXT, types.InlineCompletionTriggerKind.Invoked))
-        stats = await server_stats(client)
-    finally:
-        await stop(client)
+    typed, typed_entry, asked, stats = await typed_then_asked(
+        local_options(tiny_qwen, debounce_ms=0, alternatives=0, min_confidence=1.0),
+        "file:///tmp/unsure.py")
     assert not typed.items and typed_entry["outcome"] == "unsure", typed_entry
     assert 0 < max(typed_entry["token_probs"]) < 1, typed_entry
     assert [item.insert_text for item in asked.items] and stats["recent"][-1]["outcome"] == "ok"

@@ -131,7 +131,7 @@ def _crossfile(args: argparse.Namespace) -> int:
 
         from ..crossfile_confidence import confidence_tables
         from ..crossfile_draw import pooled
-        from ..crossfile_report import answers_of, report_json
+        from ..crossfile_report import answers_of, report_tables
 
         raws = [json.loads(path.read_text()) for path in args.summarize]
         raw, said = raws[0], ""
@@ -141,8 +141,9 @@ def _crossfile(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 print(f"bench crossfile: {exc}", file=sys.stderr)
                 return 2
-        confident = confidence_tables(answers_of(raw)[1])
-        print("\n\n".join(part for part in (said, report_json(raw), confident) if part))
+        languages, answers = answers_of(raw)
+        tables = (said, report_tables(languages, answers), confidence_tables(answers))
+        print("\n\n".join(part for part in tables if part))
         return 0
     from ..crossfile import run_crossfile
     from ..options import server_options

@@ -27,7 +27,7 @@ from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
 from .items import Item, fit_items, kept_stable
-from .text import display_path, one_line, uri_to_path
+from .text import display_uri, one_line, uri_to_path
 from .windows import SimilarWindows
 from .workspace import WorkspaceIndex
 
@@ -308,8 +308,6 @@ class RelatedContext:
 def _place(uri: str, roots: tuple[Path, ...]) -> tuple[str, str]:
     """(the name of the workspace folder holding ``uri`` or "", the path a prompt writes)."""
     path = uri_to_path(uri)
-    shown = (display_path(path, roots) if path is not None
-             else one_line(uri.rsplit("/", 1)[-1]))
     repo = next((one_line(r.name) for r in roots
                  if path is not None and path.is_relative_to(r)), "")
-    return repo, shown
+    return repo, display_uri(uri, roots)

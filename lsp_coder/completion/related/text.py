@@ -156,6 +156,13 @@ def one_line(name: str) -> str:
     return _UNPRINTABLE.sub(lambda m: f"%{ord(m.group()):02X}", name)
 
 
+def display_uri(uri: str, roots: tuple[Path, ...]) -> str:
+    """The path a prompt writes for document ``uri``: its file's ``display_path``, else the
+    URI's last segment (an untitled document)."""
+    path = uri_to_path(uri)
+    return display_path(path, roots) if path is not None else one_line(uri.rsplit("/", 1)[-1])
+
+
 def display_path(path: Path, roots: tuple[Path, ...]) -> str:
     """``path`` relative to the first workspace folder that holds it, else its name, on one
     line (``one_line``)."""

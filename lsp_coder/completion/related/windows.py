@@ -17,7 +17,7 @@ from .items import Item
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
 from .similar import CHUNK_LINES, SimilarChunks
-from .text import display_path, one_line, uri_to_path
+from .text import display_uri, uri_to_path
 
 CHUNKS_MAX = 3
 """At most this many similar windows."""
@@ -103,11 +103,8 @@ class SimilarWindows:
         hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)
         items = []
         for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
-            other = uri_to_path(chunk.uri)
-            shown = (display_path(other, roots) if other
-                     else one_line(chunk.uri.rsplit("/", 1)[-1]))
-            items.append(Item(("chunk", chunk.uri, chunk.start_line), shown, chunk.text,
-                              CHUNK_LINES // 2))
+            items.append(Item(("chunk", chunk.uri, chunk.start_line),
+                              display_uri(chunk.uri, roots), chunk.text, CHUNK_LINES // 2))
         with self._lock:
             self._found[key] = items
         return items
