@@ -242,6 +242,8 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
                         k.evaluated_tokens, k.pressed] for k in run.keys]
     out["accepted_chars"] = run.accepted_chars
     out["short_prompts"] = run.totals.get("short_prompts", 0)
+    out["unsure"] = run.totals.get("unsure", 0)
+    out["shown"] = sum(1 for k in run.keys if k.text)
     idle = run.totals.get("idle", {})
     out["idle_evaluated"] = idle.get("evaluated_tokens", 0)
     out["idle_used"] = run.totals.get("idle_used_tokens", 0)
@@ -263,6 +265,8 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
         lines.append(f"  {kind:<32}{cells}")
     for label, key, fmt in (("prompt tokens from the cache", "reuse_ratio", "{:.1%}"),
                             ("characters typed by accepting", "accepted_chars", "{:.0f}"),
+                            ("suggestions shown", "shown", "{:.0f}"),
+                            ("answers hidden as unsure", "unsure", "{:.0f}"),
                             ("answers from a short cold prompt", "short_prompts", "{:.0f}"),
                             ("answers from a running prefetch", "prefetches_taken", "{:.0f}"),
                             ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),

@@ -297,7 +297,8 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
         plans = {"idle off": plans["idle off"],
                  "prefill": server_options(args, idle={"enabled": True, "prefetch": False}),
                  "idle on": plans["idle on"]}
-    if args.parts or args.cold or args.cold_context is not None or args.cold_context_first:
+    if (args.parts or args.cold or args.cold_context is not None or args.cold_context_first
+            or args.min_confidence is not None):
         cold = {"enabled": True, "cold_prompt_ms": args.cold_ms}
         if args.cold_tokens:
             cold["cold_prompt_tokens"] = args.cold_tokens
@@ -308,6 +309,9 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
         if args.cold_context is not None:
             plans[f"+cold, section {args.cold_context}"] = server_options(
                 args, idle={**cold, "cold_context_tokens": args.cold_context})
+        if args.min_confidence is not None:
+            plans[f"+cold, unsure < {args.min_confidence:g} hidden"] = server_options(
+                args, idle=cold, completion={"min_confidence": args.min_confidence})
     if args.restart:  # just before "idle on": a request restarts the prefetch of its state
         runs = list(plans.items())
         restart = server_options(args, idle={"enabled": True, "take_prefetch": False})
