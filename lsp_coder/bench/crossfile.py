@@ -53,7 +53,7 @@ from .crossfile_ask import ask, run_options, tabs_for
 from .crossfile_cases import CrossCase, Source, after_module_dot, before_name, select
 from .crossfile_confidence import confidence_tables
 from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
-from .crossfile_report import Answer, language_tables, plot, summarize, table
+from .crossfile_report import Answer, plot, report_tables, summarize
 from .crossfile_sources import cases as source_cases
 from .crossfile_sources import files, resolve, split_sources
 
@@ -122,14 +122,9 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
         _write(args.out / "crossfile.json", names, seed, cases[: i + 1], tabs, answers,
                kept, drawn)
     summaries = {name: summarize(a) for name, a in answers.items()}
+    tables = (report_tables([c.language for c in cases], answers), confidence_tables(answers))
     print()
-    print(table(summaries))
-    print()
-    print(language_tables([c.language for c in cases], answers))
-    confident = confidence_tables(answers)
-    if confident:
-        print()
-        print(confident)
+    print("\n\n".join(part for part in tables if part))
     png = args.out / "crossfile.png"
     if plot(summaries, png):
         print(f"plot: {png}")
