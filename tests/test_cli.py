@@ -104,15 +104,20 @@ def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     result = run("bench", "idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--lines", "2", "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
                  "--open-pause-ms", "400", "--max-tokens", "4", "--out", str(tmp_path / "out"),
-                 "--cold-context", "0", "--cold-context-first")
+                 "--cold-context", "0", "--cold-context-first", "--min-confidence", "1")
     assert result.returncode == 0, result.stderr
-    for label in ("open", "enter", "mid", "prompt tokens from the cache", "idle tokens evaluated"):
+    for label in ("open", "enter", "mid", "prompt tokens from the cache", "idle tokens evaluated",
+                  "answers hidden as unsure", "+cold prompt: of "):
         assert label in result.stdout
     runs = json.loads((tmp_path / "out" / "idle.json").read_text())
     assert runs["idle off"]["idle_evaluated"] == 0
     assert runs["idle on"]["idle_evaluated"] > 0
     assert list(runs) == ["idle off", "idle on", "+cold prompt", "+cold, section first",
-                          "+cold, section 0"]
+                          "+cold, section 0", "+cold, unsure < 1 hidden"]
+    # The random model is sure of nothing: every answer to typing is hidden at 1.
+    hiding = runs["+cold, unsure < 1 hidden"]
+    assert hiding["unsure"] > 0 and hiding["shown"] == 0
+    assert runs["+cold prompt"]["hiding"]["known"] > 0
 
 
 def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..client.session import Session
 from ..client.trace import Trace
+from .human_confidence import answer_confidence, hiding, hiding_report
 
 KINDS = ("open", "enter", "accept", "mid", "mid_model")
 """``mid_model``: the mid-line keys that reached the model (not answered from the suggestion
@@ -56,6 +57,9 @@ class Key:
     """The suggestion."""
     pressed: str = ""
     """What the user did: the character typed, ``Enter``, ``Backspace xN`` or ``accept``."""
+    confidence: float | None = None
+    """The model's confidence in the first line of the answer the suggestion came from (one
+    from the suggestion cache: the last answer the model gave); None when unknown."""
 
 
 @dataclass(slots=True)
@@ -68,6 +72,8 @@ class HumanRun:
     """Every request, in the order typed."""
     accepted_chars: int = 0
     """Characters of the files typed by accepting suggestions (what the suggestions were worth)."""
+    accepted: list[tuple[int, float | None]] = field(default_factory=list)
+    """Each accepted part: its characters and the confidence of the answer it came from."""
     totals: dict[str, Any] = field(default_factory=dict)
     """The server's ``lspCoder.stats`` totals at the run's end."""
     wall_s: float = 0.0
@@ -135,18 +141,19 @@ def _accepted_part(suggestion: str, rest: str) -> str:
     return ""
 
 
-async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed: str) -> str:
+async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed: str) -> Key:
     sent = time.perf_counter()
     text = await session.inline(offset)
     latency = (time.perf_counter() - sent) * 1000
     recent = (await session.stats())["recent"][-1]
     key = Key(kind, latency, recent["cached"], text=text, pressed=pressed)
+    key.confidence = answer_confidence(recent, run.keys)
     for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):
         setattr(key, attr, recent.get(attr, 0))
     run.keys.append(key)
     if len(run.keys) % 20 == 0:
         print(f"  {run.name}: {len(run.keys)} keys", flush=True)
-    return text
+    return key
 
 
 async def _pause(ms: float, since: float) -> None:
@@ -207,12 +214,13 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
         sent = time.perf_counter()
         shown = await _ask(session, offset, kind, run, typed[i - 1])
         kind = "mid"
-        part = _accepted_part(shown, typed[i:]) if accept else ""
+        part = _accepted_part(shown.text, typed[i:]) if accept else ""
         if part:
             await _pause(cadence.read_ms, sent)
             offset = session.insert(offset, part)
             i += len(part)
             run.accepted_chars += len(part)
+            run.accepted.append((len(part), shown.confidence))
             sent = time.perf_counter()
             await _ask(session, offset, "accept", run, "accept")
         await _pause(cadence.key_ms, sent)
@@ -241,6 +249,7 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
     out["keys_raw"] = [[k.kind, round(k.latency_ms, 1), k.cached, k.prompt_tokens,
                         k.evaluated_tokens, k.pressed] for k in run.keys]
     out["accepted_chars"] = run.accepted_chars
+    out["hiding"] = hiding(run.keys, run.accepted)
     out["short_prompts"] = run.totals.get("short_prompts", 0)
     out["unsure"] = run.totals.get("unsure", 0)
     out["shown"] = sum(1 for k in run.keys if k.text)
@@ -291,4 +300,5 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
         lines.append(f"first request in a just-opened file, {names[-1]} against {names[0]}:"
                      f" {on['open']['p50_ms']:.0f} ms vs {off['open']['p50_ms']:.0f} ms ="
                      f" {on['open']['p50_ms'] / off['open']['p50_ms']:.2f} of it")
-    return "\n".join(lines)
+    hidden = hiding_report(summaries)
+    return "\n".join(lines + ([hidden] if hidden else []))
