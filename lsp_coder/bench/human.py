@@ -30,6 +30,7 @@ from typing import Any
 
 from ..client.session import Session
 from ..client.trace import Trace
+from ..shared_types import continues_word
 from .human_confidence import answer_confidence, hiding, hiding_report
 
 KINDS = ("open", "enter", "accept", "mid", "mid_model")
@@ -147,7 +148,8 @@ async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed:
     latency = (time.perf_counter() - sent) * 1000
     recent = (await session.stats())["recent"][-1]
     key = Key(kind, latency, recent["cached"], text=text, pressed=pressed)
-    key.confidence = answer_confidence(recent, run.keys)
+    key.confidence = answer_confidence(
+        recent, run.keys, continues_word(session.text[max(0, offset - 1) : offset], text))
     for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):
         setattr(key, attr, recent.get(attr, 0))
     run.keys.append(key)

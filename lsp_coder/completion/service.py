@@ -20,7 +20,7 @@ from ..backends.health import Notify
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
-from ..shared_types import FimQuery, RequestStats, StopReason
+from ..shared_types import FimQuery, RequestStats, StopReason, continues_word
 from .answer_rules import EarlyAnswer, first_line, line_limit, unsure
 from .context import cursor_parts, wants_multiline
 from .document_events import DocumentEvents
@@ -260,7 +260,8 @@ class CompletionService(DocumentEvents, IdleWork):
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         extra: dict[str, Any] = {"answered_early": early.sent}
-        if text and not req.invoked and unsure(result.stats, cc.min_confidence):
+        in_word = continues_word(req.text[max(0, req.offset - 1) : req.offset], result.text)
+        if text and not req.invoked and unsure(result.stats, cc.min_confidence, in_word):
             text, extra["unsure"] = "", True
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],

@@ -2,6 +2,8 @@
 
 from dataclasses import asdict
 
+import pytest
+
 from lsp_coder.bench.crossfile_confidence import confidence, confidence_tables
 from lsp_coder.bench.crossfile_report import (
     Answer,
@@ -69,8 +71,8 @@ def _sure(case: int, exact: bool, probs: list[float | None], line_tokens: int = 
                   first_line_tokens=line_tokens or len(probs))
 
 
-def test_confidence_is_the_first_lines_least_sure_token_known():
-    assert confidence(_sure(0, True, [0.9, 0.4, 0.8, 0.1], line_tokens=3)) == 0.4
+def test_confidence_is_the_mean_of_the_first_lines_known_tokens():
+    assert confidence(_sure(0, True, [0.9, 0.4, 0.8, 0.1], line_tokens=3)) == pytest.approx(0.7)
     assert confidence(_sure(0, True, [None, 0.7, None])) == 0.7
     assert confidence(_sure(0, True, [None, None])) is None
     assert confidence(_sure(0, True, [])) is None
