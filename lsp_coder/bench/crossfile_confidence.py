@@ -9,11 +9,11 @@ from ..shared_types import first_line_confidence
 from .crossfile_report import Answer, in_file_run
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-"""The lowest token probabilities the tables are printed at."""
+"""The confidences the tables are printed at."""
 
 
 def confidence(answer: Answer) -> float | None:
-    """The lowest probability the model gave a token of the first line (None: not known,
+    """The model's confidence in the first line (``first_line_confidence``; None: not known,
     an engine that does not say)."""
     return first_line_confidence(answer.token_probs, answer.first_line_tokens)
 
@@ -22,7 +22,7 @@ def hiding_table(answers: dict[str, list[Answer]]) -> str:
     """Per run, at each threshold: the share of answers shown (confidence at least the
     threshold), the exact share among those, the share of its exact answers kept, and the
     edit similarity of the answers shown and of those hidden."""
-    lines = ["answers shown only at a confidence (the first line's lowest token probability)"
+    lines = ["answers shown only at a confidence (the first line's mean token probability)"
              " of at least:",
              f"{'run':<22}{'at least':>9}{'shown':>8}{'exact of shown':>16}{'exact kept':>12}"
              f"{'edit sim shown':>16}{'hidden':>8}"]

@@ -61,6 +61,8 @@ class Key:
     confidence: float | None = None
     """The model's confidence in the first line of the answer the suggestion came from (one
     from the suggestion cache: the last answer the model gave); None when unknown."""
+    unsure: bool = False
+    """The model answered, and the answer was hidden as unsure (``completion.min_confidence``)."""
 
 
 @dataclass(slots=True)
@@ -147,7 +149,8 @@ async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed:
     text = await session.inline(offset)
     latency = (time.perf_counter() - sent) * 1000
     recent = (await session.stats())["recent"][-1]
-    key = Key(kind, latency, recent["cached"], text=text, pressed=pressed)
+    key = Key(kind, latency, recent["cached"], text=text, pressed=pressed,
+              unsure=recent.get("outcome") == "unsure")
     key.confidence = answer_confidence(
         recent, run.keys, continues_word(session.text[max(0, offset - 1) : offset], text))
     for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):

@@ -1,6 +1,6 @@
-"""What hiding the model's unsure answers would cost a typist (``bench idle``): from one run
-that hid nothing, the answers below each threshold and the characters the user accepted from
-them, split by the key they followed."""
+"""What hiding the model's unsure answers would cost a typist (``bench idle``): from a run
+(best one that hid nothing, ``--min-confidence 0``), the model's answers below each threshold
+and the characters the user accepted from them, split by the key they followed."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ class _Asked(Protocol):
     cached: bool
     text: str
     confidence: float | None
+    unsure: bool
 
 
 def answer_confidence(recent: dict[str, Any], before: list[_Asked],
@@ -31,12 +32,18 @@ def answer_confidence(recent: dict[str, Any], before: list[_Asked],
     return next((k.confidence for k in reversed(before) if not k.cached and k.text), None)
 
 
+def _answered(key: _Asked) -> bool:
+    """The model answered the request: shown, or hidden as unsure."""
+    return not key.cached and (bool(key.text) or key.unsure)
+
+
 def hiding(keys: list[_Asked], accepted: list[tuple[int, float | None]]) -> dict[str, Any]:
-    """Per threshold: the model's answers that would be hidden (all, after Enter, mid-line)
-    and the characters accepted from suggestions that came from them."""
+    """Per threshold: the model's answers (shown, or hidden as unsure by the run's own
+    setting) below it, all, after Enter and mid-line, and the characters accepted from
+    suggestions that came from them."""
     out: dict[str, Any] = {}
     for threshold in THRESHOLDS:
-        below = [k for k in keys if not k.cached and k.text and k.confidence is not None
+        below = [k for k in keys if _answered(k) and k.confidence is not None
                  and k.confidence < threshold]
         out[f"{threshold:g}"] = {
             "hidden": len(below),
@@ -44,8 +51,8 @@ def hiding(keys: list[_Asked], accepted: list[tuple[int, float | None]]) -> dict
             "mid": sum(k.kind == "mid" for k in below),
             "accepted_lost": sum(n for n, c in accepted if c is not None and c < threshold),
         }
-    out["answers"] = sum(1 for k in keys if not k.cached and k.text)
-    out["known"] = sum(1 for k in keys if not k.cached and k.text and k.confidence is not None)
+    out["answers"] = sum(1 for k in keys if _answered(k))
+    out["known"] = sum(1 for k in keys if _answered(k) and k.confidence is not None)
     return out
 
 
@@ -57,8 +64,8 @@ def hiding_report(summaries: dict[str, dict[str, Any]]) -> str:
         table = summary.get("hiding", {})
         if not table.get("known"):
             continue
-        lines.append(f"{name}: of {table['answers']} model answers shown, hidden below"
-                     " (after Enter, mid-line) and the accepted characters they gave:")
+        lines.append(f"{name}: of {table['answers']} model answers, those below (after Enter,"
+                     " mid-line) and the accepted characters they gave:")
         lines += [f"  {t:>4}: {table[t]['hidden']:>3} ({table[t]['enter']}, {table[t]['mid']}),"
                   f" {table[t]['accepted_lost']} of {summary['accepted_chars']} characters"
                   for t in (f"{x:g}" for x in THRESHOLDS)]

@@ -310,7 +310,7 @@ async def run_idle_bench(args: argparse.Namespace) -> dict[str, Any]:
             plans[f"+cold, section {args.cold_context}"] = server_options(
                 args, idle={**cold, "cold_context_tokens": args.cold_context})
         if args.min_confidence is not None:
-            plans[f"+cold, unsure < {args.min_confidence:g} hidden"] = server_options(
+            plans[f"+cold, min_confidence {args.min_confidence:g}"] = server_options(
                 args, idle=cold, completion={"min_confidence": args.min_confidence})
     if args.restart:  # just before "idle on": a request restarts the prefetch of its state
         runs = list(plans.items())

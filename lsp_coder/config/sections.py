@@ -52,7 +52,7 @@ class CompletionConfig:
     inline_budget_ms: int = _ranged(1500, 0, 600_000)
     completion_budget_ms: int = _ranged(1500, 0, 600_000)
     alternatives: int = _ranged(2, 0, 8)  # sampled for an inline request the user invoked
-    min_confidence: float = _ranged(0.0, 0.0, 1.0)  # hide a typed-for answer below it
+    min_confidence: float = _ranged(0.5, 0.0, 1.0)  # hide a typed-for answer below it
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

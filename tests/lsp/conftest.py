@@ -17,14 +17,15 @@ async def client(lsp_client: LanguageClient, real_small_model):
 
     NOTE: ``completion_budget_ms`` is a hard budget for textDocument/completion (empty when it
     runs out), so it is set far above what a slow or loaded machine needs: these tests check
-    the answer, not the latency.
+    the answer, not the latency; and where it lands, however sure the small model is of it
+    (``min_confidence`` 0).
     """
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         initialization_options={
             "model": {"path": str(real_small_model), "draft_path": "none", "n_ctx": 2048},
             "completion": {"debounce_ms": 0, "max_tokens": 48, "inline_budget_ms": 0,
-                           "completion_budget_ms": 60_000},
+                           "completion_budget_ms": 60_000, "min_confidence": 0.0},
         }))
     totals = await wait_for_model(lsp_client)
     assert totals["model_loaded"], totals

@@ -34,8 +34,10 @@ async def start(tiny_qwen, idle: dict, completion: dict | None = None,
         initialization_options={
             "model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_ubatch": 32, "n_batch": 32,
                       "n_threads": 1, **(model or {})},
+            # min_confidence 0: a random model is sure of nothing, and these tests follow
+            # its answers into the caches
             "completion": {"debounce_ms": 0, "max_tokens": 6, "inline_budget_ms": 0,
-                           **(completion or {})},
+                           "min_confidence": 0.0, **(completion or {})},
             "idle": {"start_after_ms": 0, "chunk_tokens": 8, **idle},
             "speculative": {"enabled": speculative},
         }))

@@ -19,7 +19,9 @@ def test_two_editors_on_a_killed_shared_server_get_every_answer(tiny_qwen, tmp_p
     monkeypatch.setenv("LSP_CODER_RUNTIME_DIR", str(tmp_path / "unused"))  # the bench sets its own
     monkeypatch.setenv("LSP_CODER_IDLE_EXIT_S", "0")
     options = {"model": {"path": str(tiny_qwen), "draft_path": "none"},
-               "completion": {"debounce_ms": 0, "inline_budget_ms": 0, "max_tokens": 8},
+               # a random model is sure of nothing: min_confidence 0 shows its answers
+               "completion": {"debounce_ms": 0, "inline_budget_ms": 0, "max_tokens": 8,
+                              "min_confidence": 0.0},
                "idle": {"cold_prompt_ms": 0}, "context": {"ignore_files": False}}
     runs = asyncio.run(bench_editors(SOURCES, [2], ["shared"], options, lines=1, key_ms=0.0,
                                      kill=True, out=tmp_path / "out"))

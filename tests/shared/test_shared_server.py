@@ -301,7 +301,8 @@ def test_a_chatty_editor_holds_a_bounded_share(editors, tiny_qwen):
     totals = b.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
     assert totals["totals"]["superseded"] >= 40 - MAX_PENDING  # ...most of them at once
     recent_a = a.call("workspace/executeCommand", {"command": "lspCoder.stats"})["result"]
-    assert recent_a["recent"][-1]["outcome"] == "ok", recent_a["recent"][-1]
+    # answered by the model, not superseded (a random model's answer is hidden as unsure)
+    assert recent_a["recent"][-1]["outcome"] in ("ok", "unsure"), recent_a["recent"][-1]
 
 
 def test_editors_choosing_another_model_get_it_beside_the_first(editors, tiny_qwen,

@@ -52,7 +52,7 @@ def add_idle(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--min-confidence", type=float, default=None, metavar="P",
                    help="also --cold, and a run like it with completion.min_confidence = P"
                         " (answers to typing whose first line the model is less sure of are"
-                        " hidden)")
+                        " hidden; 0: none, to see what each threshold would hide)")
     p.add_argument("--parts", action="store_true",
                    help="also a run with idle prefill only (no prefetch), and --cold")
     p.add_argument("--restart", action="store_true",

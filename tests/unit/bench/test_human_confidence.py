@@ -21,13 +21,14 @@ def test_hiding_counts_the_answers_below_each_threshold_and_the_characters_they_
     keys = [Key("enter", 900.0, False, text="return x", confidence=0.15),
             Key("mid", 2.0, True, text="eturn x", confidence=0.15),  # from the cache
             Key("mid", 700.0, False, text="y = 1", confidence=0.45),
-            Key("mid", 700.0, False, text="", confidence=0.05)]  # nothing shown
+            Key("mid", 700.0, False, text="", confidence=0.05),  # nothing shown
+            Key("mid", 700.0, False, text="", confidence=0.05, unsure=True)]  # hidden
     table = hiding(keys, [(7, 0.15), (5, 0.45), (3, None)])
-    assert table["answers"] == table["known"] == 2
-    assert table["0.1"] == {"hidden": 0, "enter": 0, "mid": 0, "accepted_lost": 0}
-    assert table["0.2"] == {"hidden": 1, "enter": 1, "mid": 0, "accepted_lost": 7}
-    assert table["0.5"] == {"hidden": 2, "enter": 1, "mid": 1, "accepted_lost": 12}
+    assert table["answers"] == table["known"] == 3
+    assert table["0.1"] == {"hidden": 1, "enter": 0, "mid": 1, "accepted_lost": 0}
+    assert table["0.2"] == {"hidden": 2, "enter": 1, "mid": 1, "accepted_lost": 7}
+    assert table["0.5"] == {"hidden": 3, "enter": 1, "mid": 2, "accepted_lost": 12}
     report = hiding_report({"run": {"hiding": table, "accepted_chars": 15},
                             "remote": {"hiding": {"known": 0}, "accepted_chars": 4}})
-    assert "   0.2:   1 (1, 0), 7 of 15 characters" in report
+    assert "   0.2:   2 (1, 1), 7 of 15 characters" in report
     assert "remote" not in report

@@ -172,6 +172,11 @@ def test_an_unsure_answer_to_typing_is_hidden_and_not_cached_unless_invoked(tiny
     service = service_for(tiny_qwen)
     try:
         req = CompletionRequest(uri="file:///t.py", text=DOC, offset=CURSOR)
+        assert service.config.completion.min_confidence == 0.5  # the default
+        hidden_by_default = service.complete(req)  # a random model is sure of nothing
+        assert hidden_by_default.text == "" and hidden_by_default.extra["unsure"]
+        service.reconfigure(apply(service.config, {"completion": {"min_confidence": 0.0}},
+                                  "test"))
         shown = service.complete(req)
         assert shown.text and shown.stats is not None
         assert shown.stats.first_line_confidence() < 1.0
