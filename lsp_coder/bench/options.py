@@ -8,6 +8,11 @@ from typing import Any
 
 from ..config import Config, ConfigError, apply
 
+SCORED_LINE = {"max_lines": 1, "min_confidence": 0.0}
+"""The completion settings of the benches that score answers: one line (what is scored), and
+every answer as the model wrote it, however unsure (what hiding would do is tabled from the
+answers' probabilities)."""
+
 
 def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
     """The bench's settings: the model given on the command line, no debounce, and (unless

@@ -3,7 +3,8 @@ not the shared server: it leaves nothing running), and type into it.
 
 It opens a file with a few lines cut out, types those lines back one character at a time
 (incremental didChange, an inline completion request per keystroke, not awaited, as editors
-do), and prints every non-empty suggestion with its latency, then the server's stats.
+do), and prints every non-empty suggestion with its latency, then the server's stats
+(``unsure``: answers hidden because the model was unsure of them, ``completion.min_confidence``).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ async def _run(source: str, uri: str, config: str | None, lines: int) -> int:
     totals = (await session.stats())["totals"]
     print(f"\n{shown} suggestions shown; server totals: requests={totals.get('requests')}"
           f" cache_hits={totals.get('cache_hits')} superseded={totals.get('superseded')}"
+          f" unsure={totals.get('unsure')}"
           f" reused_tokens={totals.get('reused_tokens')}"
           f" evaluated_tokens={totals.get('evaluated_tokens')}")
     await session.close()

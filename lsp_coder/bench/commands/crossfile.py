@@ -146,14 +146,14 @@ def _crossfile(args: argparse.Namespace) -> int:
         print("\n\n".join(part for part in tables if part))
         return 0
     from ..crossfile import run_crossfile
-    from ..options import server_options
+    from ..options import SCORED_LINE, server_options
 
     if args.filter_model == "draft":
         from ...model_files import DEFAULT_DRAFT, ensure_embedded
 
         args.filter_model = str(ensure_embedded(DEFAULT_DRAFT))
     # One line is scored: stop there. The product's short prompt for a cold cache.
-    options = server_options(args, completion={"max_lines": 1},
+    options = server_options(args, completion=SCORED_LINE,
                              idle={"cold_prompt_ms": args.cold_ms})
     if args.recent_edits:
         from ..recent_edits import run_recent_edits
@@ -168,9 +168,9 @@ def _first(args: argparse.Namespace) -> int:
     import asyncio
 
     from ..first_answers import run_first
-    from ..options import server_options
+    from ..options import SCORED_LINE, server_options
 
-    options = server_options(args, completion={"max_lines": 1},
+    options = server_options(args, completion=SCORED_LINE,
                              idle={"cold_prompt_ms": args.cold_ms})
     asyncio.run(run_first(args, options))
     return 0

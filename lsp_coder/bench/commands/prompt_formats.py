@@ -34,10 +34,10 @@ def add_fim(sub: Subcommands, common: argparse.ArgumentParser) -> None:
 
 def _floor(args: argparse.Namespace) -> int:
     from ..floor import run_floor
-    from ..options import server_options
+    from ..options import SCORED_LINE, server_options
 
     # The product as configured, one line at most (what is scored).
-    run_floor(args, server_options(args, completion={"max_lines": 1},
+    run_floor(args, server_options(args, completion=SCORED_LINE,
                                    idle={"cold_prompt_ms": args.cold_ms}))
     return 0
 
