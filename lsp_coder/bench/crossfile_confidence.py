@@ -5,7 +5,7 @@ probabilities instead of a trained token)."""
 
 from __future__ import annotations
 
-from ..shared_types import first_line_confidence
+from ..confidence import first_line_confidence
 from .crossfile_report import Answer, in_file_run
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..client.session import Session
 from ..client.trace import Trace
-from ..shared_types import continues_word
+from ..confidence import continues_word
 from .human_confidence import answer_confidence, hiding, hiding_report
 
 KINDS = ("open", "enter", "accept", "mid", "mid_model")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..shared_types import first_line_confidence
+from ..confidence import first_line_confidence
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5)
 """The ``completion.min_confidence`` values tabled."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from ..confidence import first_line_confidence
 from ..shared_types import RequestStats, StopReason
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
 from .records import Suggestion
@@ -79,5 +80,5 @@ def unsure(stats: RequestStats | None, min_confidence: float, in_word: bool = Fa
     serving engine)."""
     if min_confidence <= 0 or stats is None:
         return False
-    confidence = stats.first_line_confidence(in_word)
+    confidence = first_line_confidence(stats.token_probs, stats.first_line_tokens, in_word)
     return confidence is not None and confidence < min_confidence

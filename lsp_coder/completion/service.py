@@ -17,10 +17,11 @@ from typing import Any, Callable
 
 from ..backends.base import Backend
 from ..backends.health import Notify
+from ..confidence import continues_word
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
-from ..shared_types import FimQuery, RequestStats, StopReason, continues_word
+from ..shared_types import FimQuery, RequestStats, StopReason
 from .answer_rules import EarlyAnswer, first_line, line_limit, unsure
 from .context import cursor_parts, wants_multiline
 from .document_events import DocumentEvents

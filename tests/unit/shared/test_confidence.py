@@ -3,7 +3,7 @@ and the benches share."""
 
 import pytest
 
-from lsp_coder.shared_types import RequestStats, continues_word, first_line_confidence
+from lsp_coder.confidence import continues_word, first_line_confidence
 
 
 def test_the_mean_of_the_first_lines_known_probabilities():
@@ -19,8 +19,6 @@ def test_a_first_token_that_finishes_the_typed_word_is_left_out():
     assert first_line_confidence(probs, 3, in_word=True) == pytest.approx(0.85)
     assert first_line_confidence(probs, 3) == pytest.approx(0.567, abs=1e-3)
     assert first_line_confidence([0.001], 1, in_word=True) == 0.001  # nothing else to judge
-    stats = RequestStats(token_probs=probs, first_line_tokens=3)
-    assert stats.first_line_confidence(True) == pytest.approx(0.85)
 
 
 @pytest.mark.parametrize(("before", "answer", "expected"), [
