@@ -24,6 +24,7 @@ from typing import Any
 
 from .crossfile_ask import ask, run_options, tabs_for
 from .crossfile_cases import resolve_source, select, source_cases
+from .crossfile_confidence import confidence_tables
 from .crossfile_names import HELD_OUT_PACKAGES
 from .crossfile_report import Answer, summarize, table
 from .crossfile_sources import files
@@ -89,5 +90,8 @@ async def run_first(args: argparse.Namespace, base: dict[str, Any]) -> dict[str,
     print()
     print(table(summaries))
     print(ratio_line(summaries))
+    confident = confidence_tables(answers)
+    if confident:
+        print(f"\n{confident}")
     print(f"raw numbers: {Path(args.out) / 'first.json'}")
     return summaries

@@ -56,3 +56,6 @@ def test_first_answers_after_each_pause_against_the_full_prompt(tiny_qwen, tmp_p
     assert all(len(run) == 2 for run in raw["answers"].values())
     assert not any(a["short_prompt"] for a in raw["answers"]["full prompt"])
     assert "exact against the full prompt's: default, 0 s:" in done.stdout
+    # scored as the model wrote them (not hidden as unsure), and what hiding would do tabled
+    assert all(a["suggestion"] for a in raw["answers"]["full prompt"])
+    assert "answers shown only at a confidence" in done.stdout
