@@ -312,29 +312,38 @@ class Generator:
 
     def _pick(self, run: _Run, logits: np.ndarray) -> None:
         """Pick the next token under what is left of the healing text, and note the model's
-        probability of it.
+        probability of it: under the healing constraint, its probability among the tokens
+        that spell the typed text (given what the user typed, not before it: the token that
+        finishes a word half typed is not unlikely for the words it could have been).
 
         A pick the constraint changed is no greedy pick to remember (``run.constrained``).
         """
-        self._choose(run, logits)
-        run.next_prob = probability(logits, run.next_token)
+        allowed = self._choose(run, logits)
+        if allowed is None:
+            run.next_prob = probability(logits, run.next_token)
+        else:
+            at = int(np.searchsorted(allowed, run.next_token))
+            run.next_prob = probability(logits[allowed], at)
 
-    def _choose(self, run: _Run, logits: np.ndarray) -> None:
+    def _choose(self, run: _Run, logits: np.ndarray) -> np.ndarray | None:
+        """Set the next token; the healing candidates it was chosen among (sorted), or None
+        when no constraint applied."""
         rest = run.heal
         temperature = run.req.temperature
         if not rest:
             run.next_token, run.constrained = pick(logits, temperature, run.rng), False
-            return
+            return None
         allowed = self.model.healing_candidates(rest)
         if len(allowed) == 0:  # no token spells it: drop the constraint
             run.next_token = pick(logits, temperature, run.rng)
             run.heal, run.constrained = b"", True
-            return
+            return None
         token = int(allowed[pick(logits[allowed], temperature, run.rng)])
         piece = self.model.piece(token)
         run.next_token = token
         run.heal = b"" if piece.startswith(rest) else rest[len(piece) :]
         run.constrained = temperature > 0 or token != int(np.argmax(logits))
+        return allowed
 
     def _text(self, out: list[int], req: GenerateRequest) -> str:
         text = self.model.detokenize(out)

@@ -9,6 +9,7 @@ from lsp_coder.engine.greedy_memory import GreedyMemory
 from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
+from lsp_coder.engine.sampling import probability, softmax
 from lsp_coder.engine.speculative import (
     DraftModel,
     NGramLookup,
@@ -190,6 +191,26 @@ def test_each_tokens_probability_is_the_same_picked_plainly_or_verified_in_a_dra
     typed = remembering.generate(GenerateRequest(prompt=prompt + first.tokens[:5], max_tokens=7))
     assert typed.stats.known_tokens == 7
     assert typed.stats.token_probs == first.stats.token_probs[5:]
+
+
+def test_a_healed_picks_probability_is_its_share_among_the_tokens_that_spell_the_typed_text(
+        tiny):
+    prompt = tiny.tokenize(CODE)
+    ctx = Context(tiny, ContextParams(n_ctx=2048, n_batch=256, n_ubatch=256, n_seq_max=1))
+    try:
+        ctx.decode(prompt, 0, 0)
+        logits = ctx.logits(0)
+    finally:
+        ctx.close()
+    heal = "Z"
+    healed = Generator(tiny, cache_for(tiny)).generate(
+        GenerateRequest(prompt=prompt, max_tokens=3, heal=heal, speculative=False))
+    token = healed.tokens[0]
+    allowed = tiny.healing_candidates(heal.encode())
+    shares = softmax(logits[allowed], 1.0)
+    expected = float(shares[list(allowed).index(token)])
+    assert healed.stats.token_probs[0] == pytest.approx(expected, rel=0.02, abs=1e-4)
+    assert healed.stats.token_probs[0] > probability(logits, token)  # the whole vocabulary's
 
 
 @pytest.mark.real_model
