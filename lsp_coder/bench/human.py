@@ -30,7 +30,6 @@ from typing import Any
 
 from ..client.session import Session
 from ..client.trace import Trace
-from ..confidence import continues_word
 from .human_confidence import answer_confidence, hiding, hiding_report
 
 KINDS = ("open", "enter", "accept", "mid", "mid_model")
@@ -151,8 +150,7 @@ async def _ask(session: Session, offset: int, kind: str, run: HumanRun, pressed:
     recent = (await session.stats())["recent"][-1]
     key = Key(kind, latency, recent["cached"], text=text, pressed=pressed,
               unsure=recent.get("outcome") == "unsure")
-    key.confidence = answer_confidence(
-        recent, run.keys, continues_word(session.text[max(0, offset - 1) : offset], text))
+    key.confidence = answer_confidence(recent, run.keys)
     for attr in ("prompt_tokens", "reused_tokens", "evaluated_tokens"):
         setattr(key, attr, recent.get(attr, 0))
     run.keys.append(key)

@@ -20,15 +20,13 @@ class _Asked(Protocol):
     unsure: bool
 
 
-def answer_confidence(recent: dict[str, Any], before: list[_Asked],
-                      in_word: bool = False) -> float | None:
-    """The confidence of the answer a request got (``recent``: the server's record of it;
-    ``in_word``: the answer finishes the word at the cursor): its own first line's, or for an
-    answer from the suggestion cache the last model answer's in ``before`` (the requests
-    before it, in order)."""
+def answer_confidence(recent: dict[str, Any], before: list[_Asked]) -> float | None:
+    """The confidence of the answer a request got (``recent``: the server's record of it):
+    its own first line's, or for an answer from the suggestion cache the last model answer's
+    in ``before`` (the requests before it, in order)."""
     if not recent.get("cached"):
         return first_line_confidence(recent.get("token_probs", []),
-                                     recent.get("first_line_tokens", 0), in_word)
+                                     recent.get("first_line_tokens", 0))
     return next((k.confidence for k in reversed(before) if not k.cached and k.text), None)
 
 

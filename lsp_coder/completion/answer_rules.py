@@ -73,12 +73,11 @@ def line_limit(max_lines: int) -> Callable[[str], int | None]:
     return stop
 
 
-def unsure(stats: RequestStats | None, min_confidence: float, in_word: bool = False) -> bool:
-    """Whether the model's confidence in the answer's first line (``first_line_confidence``;
-    ``in_word``: the answer finishes the word at the cursor) is below ``min_confidence``
-    (``completion.min_confidence``; never when the probabilities are not known, as from a
-    serving engine)."""
+def unsure(stats: RequestStats | None, min_confidence: float) -> bool:
+    """Whether the model's confidence in the answer's first line (``first_line_confidence``)
+    is below ``min_confidence`` (``completion.min_confidence``; never when the probabilities
+    are not known, as from a serving engine)."""
     if min_confidence <= 0 or stats is None:
         return False
-    confidence = first_line_confidence(stats.token_probs, stats.first_line_tokens, in_word)
+    confidence = first_line_confidence(stats.token_probs, stats.first_line_tokens)
     return confidence is not None and confidence < min_confidence

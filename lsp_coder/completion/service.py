@@ -17,7 +17,6 @@ from typing import Any, Callable
 
 from ..backends.base import Backend
 from ..backends.health import Notify
-from ..confidence import continues_word
 from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
@@ -261,8 +260,7 @@ class CompletionService(DocumentEvents, IdleWork):
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         extra: dict[str, Any] = {"answered_early": early.sent}
-        in_word = continues_word(req.text[max(0, req.offset - 1) : req.offset], result.text)
-        if text and not req.invoked and unsure(result.stats, cc.min_confidence, in_word):
+        if text and not req.invoked and unsure(result.stats, cc.min_confidence):
             text, extra["unsure"] = "", True
         if result.stop_reason not in NOT_STORED and text:
             self.suggestions.store(req.uri, req.text[: req.offset],

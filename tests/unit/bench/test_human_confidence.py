@@ -11,7 +11,6 @@ def test_a_cached_answer_carries_the_confidence_of_the_model_answer_before_it():
               Key("mid", 2.0, False, text="", confidence=None)]
     model = {"cached": False, "token_probs": [0.9, 0.35, None, 0.2], "first_line_tokens": 3}
     assert answer_confidence(model, before) == pytest.approx(0.625)  # its first line's mean
-    assert answer_confidence(model, before, in_word=True) == pytest.approx(0.35)
     assert answer_confidence({"cached": True}, before) == 0.25
     assert answer_confidence({"cached": True}, []) is None
     assert answer_confidence({"cached": False}, before) is None  # a remote engine's

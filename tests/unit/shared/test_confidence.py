@@ -3,7 +3,7 @@ and the benches share."""
 
 import pytest
 
-from lsp_coder.confidence import continues_word, first_line_confidence
+from lsp_coder.confidence import first_line_confidence
 
 
 def test_the_mean_of_the_first_lines_known_probabilities():
@@ -14,17 +14,6 @@ def test_the_mean_of_the_first_lines_known_probabilities():
     assert first_line_confidence([], 0) is None  # a serving engine's answer
 
 
-def test_a_first_token_that_finishes_the_typed_word_is_left_out():
-    probs = [0.001, 0.9, 0.8]  # typed "y", answered "our data"
-    assert first_line_confidence(probs, 3, in_word=True) == pytest.approx(0.85)
-    assert first_line_confidence(probs, 3) == pytest.approx(0.567, abs=1e-3)
-    assert first_line_confidence([0.001], 1, in_word=True) == 0.001  # nothing else to judge
-
-
-@pytest.mark.parametrize(("before", "answer", "expected"), [
-    ("y", "our data", True), ("x_", "1 = 2", True), ("é", "t", True),
-    ("x ", "= 1", False), ("f(", "x)", False), ("x", " = 1", False), ("", "x", False),
-    ("x", "", False), ("x", ".y", False),
-])
-def test_continues_word(before, answer, expected):
-    assert continues_word(before, answer) is expected
+def test_one_unlikely_token_does_not_sink_a_line_the_model_is_sure_of():
+    assert first_line_confidence([0.95, 0.9, 0.05, 0.99, 0.97], 5) > 0.7
+    assert first_line_confidence([0.3, 0.2, 0.4], 3) < 0.5
