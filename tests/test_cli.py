@@ -114,11 +114,12 @@ def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     assert runs["idle on"]["idle_evaluated"] > 0
     assert list(runs) == ["idle off", "idle on", "+cold prompt", "+cold, section first",
                           "+cold, section 0", "+cold, min_confidence 1"]
-    # The random model is sure of nothing: every answer to typing is hidden at 1, and at the
-    # default 0.5, where the table still counts the hidden answers.
-    for hidden in (runs["+cold, min_confidence 1"], runs["+cold prompt"]):
-        assert hidden["unsure"] > 0 and hidden["shown"] == 0
-        assert hidden["hiding"]["known"] == hidden["hiding"]["0.5"]["hidden"] > 0
+    # The random model is seldom sure: answers to typing are hidden at 1 and at the default
+    # 0.5, and the bench's table, which counts the hidden answers too, judges as the server.
+    assert runs["+cold, min_confidence 1"]["unsure"] > 0
+    default = runs["+cold prompt"]
+    assert default["unsure"] > 0 and default["hiding"]["known"] > 0
+    assert default["hiding"]["0.5"]["hidden"] == default["unsure"]
 
 
 def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
