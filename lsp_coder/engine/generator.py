@@ -318,16 +318,13 @@ class Generator:
 
         A pick the constraint changed is no greedy pick to remember (``run.constrained``).
         """
-        allowed = self._choose(run, logits)
-        if allowed is None:
-            run.next_prob = probability(logits, run.next_token)
-        else:
-            at = int(np.searchsorted(allowed, run.next_token))
-            run.next_prob = probability(logits[allowed], at)
+        healed = self._choose(run, logits)
+        run.next_prob = (probability(logits, run.next_token) if healed is None
+                         else probability(*healed))
 
-    def _choose(self, run: _Run, logits: np.ndarray) -> np.ndarray | None:
-        """Set the next token; the healing candidates it was chosen among (sorted), or None
-        when no constraint applied."""
+    def _choose(self, run: _Run, logits: np.ndarray) -> tuple[np.ndarray, int] | None:
+        """Set the next token; under the healing constraint, the logits of the candidates it
+        was chosen among and its place among them, else None."""
         rest = run.heal
         temperature = run.req.temperature
         if not rest:
@@ -338,12 +335,14 @@ class Generator:
             run.next_token = pick(logits, temperature, run.rng)
             run.heal, run.constrained = b"", True
             return None
-        token = int(allowed[pick(logits[allowed], temperature, run.rng)])
+        candidates = logits[allowed]
+        at = pick(candidates, temperature, run.rng)
+        token = int(allowed[at])
         piece = self.model.piece(token)
         run.next_token = token
         run.heal = b"" if piece.startswith(rest) else rest[len(piece) :]
         run.constrained = temperature > 0 or token != int(np.argmax(logits))
-        return allowed
+        return candidates, at
 
     def _text(self, out: list[int], req: GenerateRequest) -> str:
         text = self.model.detokenize(out)
