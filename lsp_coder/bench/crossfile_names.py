@@ -10,3 +10,7 @@ HELD_OUT_PACKAGES = ("asyncio", "importlib", "xml.dom", "unittest", "concurrent.
                      "urllib")
 """The packages ``bench crossfile`` reports on by default (not used while tuning: tune on
 others, such as ``email``, ``json``, ``multiprocessing``)."""
+
+EDITS = ("rename", "parameter", "parameter-local")
+"""The edits ``bench crossfile --recent-edits --edit`` chooses among
+(``recent_edit_cases``)."""

@@ -9,7 +9,12 @@ the function nowhere else (so nothing in it shows the edit). Two edits (``--edit
 - ``parameter``: a new required parameter, named from ``PARAMETERS``, goes last in the
   function's signature (``, strict``; ``(strict)`` for none; ``, *, strict`` keyword-only
   after parameters with defaults); a function taking ``**kwargs`` does not fit. The expected
-  line is the original call with the new argument last, in keyword form (``strict=strict``).
+  line is the original call with the new argument last, in keyword form (``strict=strict``;
+  where the parameter is not keyword-only, ``strict`` passed by place is right too).
+- ``parameter-local``: the same, but the parameter is named after a name the calling
+  function has bound above the line (a parameter or a local it assigned, not one the call
+  already passes): the expected line passes what the caller has, as a user would after
+  adding a parameter it has a value for. A line outside a function does not fit.
 
 Either way the edit is typed as a user types it, one key at a time, at ``EditCase.at`` in the
 defining module.
@@ -17,6 +22,7 @@ defining module.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -25,9 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .crossfile_cases import CrossCase, Source
-
-EDITS = ("rename", "parameter")
-"""The edits ``--edit`` chooses among."""
 
 SUFFIXES = ("_v2", "_checked", "_impl", "_strict")
 """What a rename appends to the function's name (by the case's place in the list): names the
@@ -52,6 +55,8 @@ class EditCase:
     """Where the edit is typed in the defining module's text (a str index)."""
     typed: str
     """What is typed there, one key at a time."""
+    alternatives: tuple[str, ...] = ()
+    """Other lines as right as ``expected`` (the new argument passed by place)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,28 +108,91 @@ def renamed(case: CrossCase, def_offset: int, index: int) -> EditCase:
     return EditCase(case, new, expected, def_offset, suffix)
 
 
-def with_parameter(case: CrossCase, site: Site, index: int) -> EditCase | None:
-    """``case`` with a new last parameter in its function (the ``index``-th name of
-    ``PARAMETERS`` not used yet), passed in its line; None when the signature takes
-    ``**kwargs`` or the line's call does not close on the line."""
+def with_parameter(case: CrossCase, site: Site, index: int,
+                   local: bool = False) -> EditCase | None:
+    """``case`` with a new last parameter in its function, passed in its line: named the
+    ``index``-th of ``PARAMETERS`` not used yet, or with ``local`` the ``index``-th name the
+    calling function has bound above the line (``caller_names``). None when the signature
+    takes ``**kwargs``, the line's call does not close on the line, or no name fits."""
     signature = signature_end(site.text, site.name_end)
     call = call_end(case.expected, case.name)
     if signature is None or call is None:
         return None
-    words = set(re.findall(r"\w+", case.text)) | set(re.findall(r"\w+", site.text))
-    names = [PARAMETERS[(index + i) % len(PARAMETERS)] for i in range(len(PARAMETERS))]
-    name = next((n for n in names if n not in words), None)
+    if local:
+        taken = set(re.findall(r"\w+", case.expected)) | set(
+            re.findall(r"\w+", site.text[site.name_end : signature[0]]))
+        names = [n for n in caller_names(case) if n not in taken]
+        name = names[index % len(names)] if names else None
+    else:
+        words = set(re.findall(r"\w+", case.text)) | set(re.findall(r"\w+", site.text))
+        names = [PARAMETERS[(index + i) % len(PARAMETERS)] for i in range(len(PARAMETERS))]
+        name = next((n for n in names if n not in words), None)
     if name is None:
         return None
-    at, before = signature
-    pos, lead = call
+    at, before, keyword_only = signature
+    pos, lead, keywords = call
     expected = case.expected[:pos] + f"{lead}{name}={name}" + case.expected[pos:]
-    return EditCase(case, name, expected, at, before + name)
+    by_place = () if keyword_only or keywords else (
+        case.expected[:pos] + lead + name + case.expected[pos:],)
+    return EditCase(case, name, expected, at, before + name, by_place)
 
 
-def signature_end(text: str, name_end: int) -> tuple[int, str] | None:
-    """(where a new last parameter goes, what is typed before its name) in the signature
-    whose ``(`` is at ``name_end`` of ``text``; None for one with ``**kwargs`` or unreadable."""
+NOT_ARGUMENTS = frozenset({"self", "cls", "_"})
+"""Names a caller has that are no value to pass."""
+
+
+def caller_names(case: CrossCase) -> list[str]:
+    """The names the function around ``case``'s line binds above it (its parameters and what
+    it assigns, not a name it declares ``global`` or ``nonlocal``), nearest the line first;
+    empty outside a function or when the file does not parse."""
+    lines = case.text.split("\n")
+    blank = lines[case.line]
+    lines[case.line] = blank[: len(blank) - len(blank.lstrip())] + "pass"
+    try:
+        tree = ast.parse("\n".join(lines))
+    except (SyntaxError, ValueError):
+        return []
+    row = case.line + 1
+    around = None
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body[0].lineno <= row <= (node.end_lineno or 0)
+                and (around is None or node.lineno > around.lineno)):
+            around = node
+    if around is None:
+        return []
+    bound: dict[str, int] = {}
+    arguments = around.args
+    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        bound[arg.arg] = around.lineno
+    outer: set[str] = set()
+    for node in _own_nodes(around):
+        if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+                and node.lineno < row):
+            bound[node.id] = max(bound.get(node.id, 0), node.lineno)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            outer.update(node.names)
+    ordered = sorted(bound, key=lambda n: -bound[n])
+    return [n for n in ordered if n not in NOT_ARGUMENTS and n not in outer]
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of ``function``'s body, not those of functions, classes, lambdas or
+    comprehensions inside it (their names are not the function's)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+              ast.SetComp, ast.DictComp, ast.GeneratorExp)
+    todo = list(getattr(function, "body", []))
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(child for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, nested))
+
+
+def signature_end(text: str, name_end: int) -> tuple[int, str, bool] | None:
+    """(where a new last parameter goes, what is typed before its name, whether it is then
+    keyword-only) in the signature whose ``(`` is at ``name_end`` of ``text``; None for one
+    with ``**kwargs`` or unreadable."""
     starts = _line_starts(text, name_end)
     prev: tokenize.TokenInfo | None = None
     defaults = star = False
@@ -140,14 +208,16 @@ def signature_end(text: str, name_end: int) -> tuple[int, str] | None:
                 return None
             row, col = prev.end
             lead = "" if prev.string == "(" else " " if prev.string == "," else ", "
-            return starts[row - 1] + col, lead + ("*, " if defaults and not star else "")
+            return (starts[row - 1] + col, lead + ("*, " if defaults and not star else ""),
+                    defaults or star)
         prev = token
     return None
 
 
-def call_end(line: str, name: str) -> tuple[int, str] | None:
-    """(where a new last argument goes, what comes before it) in ``line``'s first call of
-    ``name`` (after a dot or first on the line); None when that call does not close on it."""
+def call_end(line: str, name: str) -> tuple[int, str, bool] | None:
+    """(where a new last argument goes, what comes before it, whether the call passes
+    arguments by keyword already) in ``line``'s first call of ``name`` (after a dot or first
+    on the line); None when that call does not close on it."""
     tokens = list(_significant(line))
     for i, token in enumerate(tokens[:-1]):
         after_dot = i == 0 or tokens[i - 1].string == "."
@@ -157,12 +227,14 @@ def call_end(line: str, name: str) -> tuple[int, str] | None:
         return None
     start = tokens[i + 1].start[1]
     prev = None
+    keywords = False
     for token, depth in _bracketed(line[start:]):
+        keywords = keywords or (depth == 1 and token.string in ("=", "**"))
         if depth == 0:
             if prev is None:
                 return None
             lead = "" if prev.string == "(" else " " if prev.string == "," else ", "
-            return start + prev.end[1], lead
+            return start + prev.end[1], lead, keywords
         prev = token
     return None
 

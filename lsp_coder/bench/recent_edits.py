@@ -2,7 +2,8 @@
 edit to the next file the user edits?
 
 Cases and edits are ``recent_edit_cases``': a line calling a function of another module, the
-function renamed (``--edit rename``) or given a new required parameter (``--edit parameter``).
+function renamed (``--edit rename``) or given a new required parameter (``--edit parameter``,
+or ``parameter-local`` named after a name the caller has).
 Per case and run, with a fresh workspace and server: the defining module is opened and the
 edit typed where the function is defined, as a user types it (one ``didChange`` per key, the
 module not saved); then ``--tabs`` other modules open, then the case's file; after
@@ -12,7 +13,8 @@ rest of it the answer, so only the name and its arguments are asked). Two runs, 
 cases: ``context.recent_edits`` off and on, both with the full prompt
 (``idle.cold_prompt_ms = 0``: the context's effect, not the cold prompt's). It prints exact
 first lines, edit similarity and the share naming the new name (for ``parameter``: naming the
-new parameter, which is passing it).
+new parameter, which is passing it). Where the new argument may go by place or by keyword,
+either line is right (``EditCase.alternatives``).
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
             suggestion, latency, recent = await timed_inline(session, case.offset, pause_ms)
         finally:
             await session.close()
-    return Answer(index, suggestion, exact(suggestion, edit.expected),
-                  edit_similarity(suggestion, edit.expected),
+    right = (edit.expected, *edit.alternatives)
+    return Answer(index, suggestion, any(exact(suggestion, line) for line in right),
+                  max(edit_similarity(suggestion, line) for line in right),
                   uses_name(suggestion, edit.new_name), latency,
                   recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
 
@@ -77,8 +80,8 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
 def edited(edit: str, case: CrossCase, site: Site, index: int) -> EditCase:
     """The ``index``-th chosen ``case`` with its ``edit`` (a case ``fitting`` found and, for a
     parameter, ``with_parameter`` accepts)."""
-    if edit == "parameter":
-        out = with_parameter(case, site, index)
+    if edit in ("parameter", "parameter-local"):
+        out = with_parameter(case, site, index, local=edit == "parameter-local")
         assert out is not None  # the pool holds only cases it accepts, at any index
         return out
     return renamed(case, site.name_end, index)
@@ -96,7 +99,8 @@ async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> di
                 case = after_module_dot(case)
                 if case is None:
                     continue
-            if edit == "parameter" and with_parameter(case, site, 0) is None:
+            if (edit in ("parameter", "parameter-local")
+                    and with_parameter(case, site, 0, edit == "parameter-local") is None):
                 continue
             fit[(case.source, case.path, case.line)] = site
             pool.append(case)
@@ -127,7 +131,8 @@ async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> di
         out.write_text(json.dumps({
             "sources": names, "seed": args.seed, "edit": edit,
             "cases": [{**asdict(replace(c.case, text="")), "new_name": c.new_name,
-                       "typed": c.typed, "expected_edited": c.expected}
+                       "typed": c.typed, "expected_edited": c.expected,
+                       "alternatives": list(c.alternatives)}
                       for c in cases[: i + 1]],
             "answers": {run: [asdict(a) for a in got] for run, got in answers.items()},
         }, indent=1))

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..crossfile_names import CROSSFILE_SOURCES, HELD_OUT_PACKAGES
+from ..crossfile_names import CROSSFILE_SOURCES, EDITS, HELD_OUT_PACKAGES
 from .common import Subcommands, cold_ms, open_pause, seed
 
 
@@ -88,11 +88,12 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                    help="the recent-edits recipe instead: a function renamed in its module as"
                         " a user types it, then a line calling it in another file completed;"
                         " context.recent_edits off against on (bench/recent_edits.py)")
-    p.add_argument("--edit", choices=("rename", "parameter"), default="rename",
+    p.add_argument("--edit", choices=EDITS, default="rename",
                    help="with --recent-edits, the edit typed in the function's module:"
-                        " rename (a suffix on its name, default) or parameter (a new required"
+                        " rename (a suffix on its name, default), parameter (a new required"
                         " parameter last in its signature; the line then passes it as"
-                        " NAME=NAME)")
+                        " NAME=NAME) or parameter-local (the same, named after a name the"
+                        " calling function has bound above the line)")
     p.set_defaults(func=_crossfile)
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import ast
 import json
 import re
+import symtable
+from dataclasses import replace
 
 import pytest
 
 from lsp_coder.bench.crossfile_cases import after_module_dot, resolve_source, source_cases
 from lsp_coder.bench.recent_edit_cases import (
     PARAMETERS,
+    caller_names,
     fitting,
     rename_cases,
     renamed,
@@ -57,6 +60,7 @@ def test_only_calls_through_the_module_that_name_the_function_once_are_rename_ca
 @pytest.mark.parametrize(("edit", "expected"), [
     ("rename", r"total = units\.scaled_\w+\(side \* h, \d\)"),
     ("parameter", r"total = units\.scaled\(side \* h, \d, (\w+)=\1\)"),
+    ("parameter-local", r"total = units\.scaled\(side \* h, \d, w=w\)"),
 ])
 def test_the_recipe_runs_with_and_without_recent_edits_on_the_same_cases(tmp_path, tiny_qwen,
                                                                          edit, expected):
@@ -154,4 +158,93 @@ def test_parameter_cases_of_installed_packages_parse_with_the_parameter_required
                  and isinstance(node.func, ast.Attribute) and node.func.attr == case.name]
         assert any(k.arg == edit.new_name and isinstance(k.value, ast.Name)
                    and k.value.id == edit.new_name for call in calls for k in call.keywords)
+    assert built >= 3
+
+
+CALLER = """from . import units
+
+LIMIT = 4
+
+
+def area(w, h, *, self_check=False):
+    side = w + 1
+    squares = [cell for cell in range(h)]
+
+    def inner(depth):
+        return depth
+
+    for row in squares:
+        pass
+    total = units.scaled(side * h, 2)
+    after = total
+    return after
+"""
+
+
+def test_a_local_parameter_is_named_after_what_the_caller_has_bound_above_the_line(tmp_path):
+    pkg = package(tmp_path)
+    (pkg / "shape0.py").write_text(CALLER)
+    source = resolve_source(str(pkg))
+    found = {c.path: (c, s) for c, s in fitting(source, source_cases(source))}
+    case, site = found["shapes/shape0.py"]
+    # Nearest first; not the comprehension's, the nested function's, a global or what
+    # comes after the line.
+    assert caller_names(case) == ["row", "squares", "side", "w", "h", "self_check"]
+    edit = with_parameter(case, site, 0, local=True)
+    assert edit.new_name == "row"
+    assert edit.expected == "total = units.scaled(side * h, 2, row=row)"
+    assert edit.alternatives == ("total = units.scaled(side * h, 2, row)",)
+    assert site.text[: edit.at] + edit.typed + site.text[edit.at :] == UNITS.replace(
+        "factor)", "factor, row)")
+    # The call passes side and h already: the next names are squares, then w.
+    assert with_parameter(case, site, 1, local=True).new_name == "squares"
+    assert with_parameter(case, site, 2, local=True).new_name == "w"
+    # Keyword-only after a default: by keyword only.
+    (pkg / "units.py").write_text(UNITS.replace("factor)", "factor=2)"))
+    source = resolve_source(str(pkg))
+    case, site = {c.path: (c, s) for c, s in fitting(source, source_cases(source))}[case.path]
+    edit = with_parameter(case, site, 0, local=True)
+    assert (edit.typed, edit.alternatives) == (", *, row", ())
+
+
+def test_no_local_parameter_outside_a_function_nor_one_declared_global(tmp_path):
+    pkg = package(tmp_path)
+    (pkg / "shape0.py").write_text(CALLER.replace("    side = w + 1\n",
+                                                  "    global side\n    side = w + 1\n"))
+    source = resolve_source(str(pkg))
+    case, site = {c.path: (c, s) for c, s in fitting(source, source_cases(source))}[
+        "shapes/shape0.py"]
+    assert "side" not in caller_names(case)
+    text = "from . import units\n\nside = 3\n\nprint(side)\n"
+    top = replace(case, text=text, line=3, offset=text.index("\n\nprint") + 1)
+    assert caller_names(top) == []
+    assert with_parameter(top, site, 0, local=True) is None
+    assert with_parameter(top, site, 0) is not None  # the listed names still fit
+
+
+@pytest.mark.parametrize("name", ["asyncio", "email"])
+def test_local_parameter_cases_of_installed_packages_pass_a_name_the_caller_binds(name):
+    source = resolve_source(name)
+    built = 0
+    for index, (case, site) in enumerate(fitting(source, source_cases(source))):
+        edit = with_parameter(case, site, index, local=True)
+        if edit is None:
+            continue
+        built += 1
+        text = case.text[: case.offset] + edit.expected + case.text[case.offset :]
+        row = case.line + 1
+        tree = ast.parse(text)
+        caller = min((node for node in ast.walk(tree)
+                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.lineno < row <= node.end_lineno),
+                     key=lambda node: node.end_lineno - node.lineno)
+        # As Python's own compiler sees it: a local or parameter of the calling function.
+        tables = [symtable.symtable(text, "case", "exec")]
+        while tables and not (tables[-1].get_type() == "function"
+                              and tables[-1].get_lineno() == caller.lineno):
+            tables.extend(tables.pop().get_children())
+        symbol = tables[-1].lookup(edit.new_name)
+        assert symbol.is_local() or symbol.is_parameter(), (case.path, row, edit.new_name)
+        for line in edit.alternatives:  # valid Python: no place after a keyword
+            ast.parse(case.text[: case.offset] + line + case.text[case.offset :])
     assert built >= 3
