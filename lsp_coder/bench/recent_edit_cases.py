@@ -57,6 +57,8 @@ class EditCase:
     """What is typed there, one key at a time."""
     alternatives: tuple[str, ...] = ()
     """Other lines as right as ``expected`` (the new argument passed by place)."""
+    passed: bool = False
+    """The edit is a new parameter (the line must pass it), not a new name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +136,7 @@ def with_parameter(case: CrossCase, site: Site, index: int,
     expected = case.expected[:pos] + f"{lead}{name}={name}" + case.expected[pos:]
     by_place = () if keyword_only or keywords else (
         case.expected[:pos] + lead + name + case.expected[pos:],)
-    return EditCase(case, name, expected, at, before + name, by_place)
+    return EditCase(case, name, expected, at, before + name, by_place, passed=True)
 
 
 NOT_ARGUMENTS = frozenset({"self", "cls", "_"})

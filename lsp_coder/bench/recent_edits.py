@@ -12,9 +12,9 @@ line as the edit makes it (with ``--after-dot``: the line typed up to the module
 rest of it the answer, so only the name and its arguments are asked). Two runs, the same
 cases: ``context.recent_edits`` off and on, both with the full prompt
 (``idle.cold_prompt_ms = 0``: the context's effect, not the cold prompt's). It prints exact
-first lines, edit similarity and the share naming the new name (for ``parameter``: naming the
-new parameter, which is passing it). Where the new argument may go by place or by keyword,
-either line is right (``EditCase.alternatives``).
+first lines, edit similarity and the share naming the new name (for a new parameter: a call
+of the function that passes it). Where the new argument may go by place or by keyword, either
+line is right (``EditCase.alternatives``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .crossfile_names import HELD_OUT_PACKAGES
 from .crossfile_report import Answer, summarize, table
 from .crossfile_sources import files
 from .recent_edit_cases import EditCase, Site, fitting, renamed, with_parameter
-from .scoring import edit_similarity, exact, uses_name
+from .scoring import edit_similarity, exact, passes, uses_name
 
 RUNS = {"without": False, "with": True}
 """Run name -> ``context.recent_edits``."""
@@ -73,7 +73,8 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
     right = (edit.expected, *edit.alternatives)
     return Answer(index, suggestion, any(exact(suggestion, line) for line in right),
                   max(edit_similarity(suggestion, line) for line in right),
-                  uses_name(suggestion, edit.new_name), latency,
+                  (passes(suggestion, case.name, edit.new_name) if edit.passed
+                   else uses_name(suggestion, edit.new_name)), latency,
                   recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
 
 

@@ -31,6 +31,13 @@ def uses_name(suggestion: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", first_line(suggestion)) is not None
 
 
+def passes(suggestion: str, function: str, name: str) -> bool:
+    """The first line calls ``function`` and names ``name`` after its opening parenthesis
+    (passes it: as an argument or a keyword)."""
+    return re.search(rf"(?<![\w]){re.escape(function)}\s*\(.*(?<![\w.]){re.escape(name)}(?![\w])",
+                     first_line(suggestion)) is not None
+
+
 JS_KEYWORDS = frozenset("""
     break case catch class const continue debugger default delete do else export extends false
     finally for function if import in instanceof let new null of return static super switch this
