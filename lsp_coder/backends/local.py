@@ -13,7 +13,7 @@ from dataclasses import asdict, replace
 
 from ..config import Config
 from ..engine.engine import Engine
-from ..engine.generator import GenerateRequest
+from ..engine.generate_request import GenerateRequest
 from ..shared_types import (
     WINDOW_QUANTUM_LINES,
     BackendResult,

@@ -23,7 +23,7 @@ from ..backends.local_prompt import build_prompt
 from ..completion.context import split_document
 from ..completion.service import CompletionService
 from ..config import Config
-from ..engine.generator import GenerateRequest
+from ..engine.generate_request import GenerateRequest
 from ..shared_types import WINDOW_QUANTUM_LINES
 
 

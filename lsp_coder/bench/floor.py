@@ -36,7 +36,7 @@ from .scoring import edit_similarity, exact
 def plain_answers(config: Config, spans: list[Span], max_tokens: int) -> list[str]:
     """The plain PSM prompt's first line for every span, from the same GGUF in-process."""
     from ..engine.engine import Engine
-    from ..engine.generator import GenerateRequest
+    from ..engine.generate_request import GenerateRequest
     from ..model_files import resolve_model_paths
 
     target, _ = resolve_model_paths(config)

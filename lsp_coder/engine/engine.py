@@ -13,7 +13,8 @@ from ..shared_types import PrefillResult, StopReason
 from .costs import CALIBRATION_SIZES, BatchCosts
 from .costs_store import CostsStore, costs_key
 from .fim_template import FimTemplate
-from .generator import GenerateRequest, GenerateResult, Generator
+from .generate_request import GenerateRequest, GenerateResult
+from .generator import Generator
 from .greedy_memory import GreedyMemory
 from .llama import Model, ModelLoadError, ModelParams, build_has_amx
 from .llama_context import Context, ContextParams

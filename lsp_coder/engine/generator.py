@@ -2,59 +2,26 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from ..shared_types import RequestStats, StopReason, StopRule
+from ..shared_types import RequestStats, StopReason
 from .costs import BatchCosts, DrafterRecord
+from .generate_request import GenerateRequest, GenerateResult
 from .greedy_memory import GreedyMemory
+from .healing import choose, spelled
 from .llama import DecodeAborted, Model
 from .llama_context import Context
 from .prefix_cache.manager import PrefixCache
-from .sampling import pick, probability, verify
+from .sampling import probability, verify
 from .speculative import Draft, Drafter
 
 log = logging.getLogger(__name__)
-
-@dataclass(slots=True)
-class GenerateRequest:
-    """One completion for the decode loop."""
-
-    prompt: list[int]
-    max_tokens: int = 64
-    temperature: float = 0.0
-    """0 decodes greedily; above it, picks are sampled."""
-    seed: int = 0
-    hint: list[int] = field(default_factory=list)
-    """The rest of a suggestion the user typed through (heal text first): drafted first."""
-    corpus: list[int] = field(default_factory=list)
-    """The last suggestion shown in this document: where n-gram lookups look first."""
-    heal: str = ""
-    """Text the prompt held back (the last typed token): the first picks must spell it, and
-    it is cut from the front of the result."""
-    stop: StopRule | None = None
-    speculative: bool = True
-    cancelled: Callable[[], bool] = lambda: False
-    """Polled between steps and ubatches; True ends the request as cancelled."""
-    on_text: Callable[[str], None] | None = None
-    """Told the text so far after every emitted token."""
-    idle: bool = False
-    """Idle work (a prefetch): runs on a branch of the prefix cache (see ``prepare_branch``)."""
-    document: str | None = None
-    """The document the prompt is for (the prefix cache tells its older states by it)."""
-
-
-@dataclass(slots=True)
-class GenerateResult:
-    text: str
-    tokens: list[int]
-    stop_reason: StopReason
-    stats: RequestStats
-
 
 FREE_CATCHUP_TOKENS = 32
 """Context a drafter may read before drafting without weighing its cost (a few keystrokes)."""
@@ -71,11 +38,15 @@ class _Run:
     """One request on its way through the decode loop."""
 
     req: GenerateRequest
+    """The request."""
     stats: RequestStats
+    """Filled in as it goes."""
     rng: np.random.Generator
+    """The sampler's generator (seeded by ``req.seed``)."""
     heal: bytes
     """The healing text the next picks must still spell."""
     out: list[int] = field(default_factory=list)
+    """The tokens emitted so far."""
     probs: list[float | None] = field(default_factory=list)
     """The model's probability of each token of ``out`` when picked (None: not known)."""
     next_token: int = -1
@@ -166,10 +137,10 @@ class Generator:
             if self.model.is_eog(token):
                 return StopReason.EOG
             if run.heal:
-                if token not in self.model.healing_candidates(run.heal):
+                rest = spelled(self.model, token, run.heal)
+                if rest is None:
                     return None
-                piece = self.model.piece(token)
-                run.heal = b"" if piece.startswith(run.heal) else run.heal[len(piece) :]
+                run.heal = rest
             run.out.append(token)
             run.probs.append(prob)
             if self._emit(run):
@@ -303,46 +274,24 @@ class Generator:
         text = self._text(out, req)
         cut = req.stop(text) if req.stop is not None else None
         stats.token_probs = [None if p is None else round(p, 4) for p in run.probs]
-        stats.first_line_tokens = next((n for n in range(1, len(out) + 1)
-                                        if "\n" in self._text(out[:n], req).lstrip()),
-                                       len(out))
+        stats.first_line_tokens = self._first_line_tokens(out, req)
         return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
 
     # -- helpers --------------------------------------------------------------------------------
 
     def _pick(self, run: _Run, logits: np.ndarray) -> None:
-        """Pick the next token under what is left of the healing text, and note the model's
-        probability of it: under the healing constraint, its probability among the tokens
-        that spell the typed text (given what the user typed, not before it: the token that
-        finishes a word half typed is not unlikely for the words it could have been).
+        """Pick the next token under what is left of the healing text (``healing.choose``)."""
+        chosen = choose(self.model, logits, run.heal, run.req.temperature, run.rng)
+        run.next_token, run.heal = chosen.token, chosen.rest
+        run.constrained, run.next_prob = chosen.constrained, chosen.prob
 
-        A pick the constraint changed is no greedy pick to remember (``run.constrained``).
-        """
-        healed = self._choose(run, logits)
-        run.next_prob = (probability(logits, run.next_token) if healed is None
-                         else probability(*healed))
-
-    def _choose(self, run: _Run, logits: np.ndarray) -> tuple[np.ndarray, int] | None:
-        """Set the next token; under the healing constraint, the logits of the candidates it
-        was chosen among and its place among them, else None."""
-        rest = run.heal
-        temperature = run.req.temperature
-        if not rest:
-            run.next_token, run.constrained = pick(logits, temperature, run.rng), False
-            return None
-        allowed = self.model.healing_candidates(rest)
-        if len(allowed) == 0:  # no token spells it: drop the constraint
-            run.next_token = pick(logits, temperature, run.rng)
-            run.heal, run.constrained = b"", True
-            return None
-        candidates = logits[allowed]
-        at = pick(candidates, temperature, run.rng)
-        token = int(allowed[at])
-        piece = self.model.piece(token)
-        run.next_token = token
-        run.heal = b"" if piece.startswith(rest) else rest[len(piece) :]
-        run.constrained = temperature > 0 or token != int(np.argmax(logits))
-        return candidates, at
+    def _first_line_tokens(self, out: list[int], req: GenerateRequest) -> int:
+        """The tokens of ``out`` up to the one that starts its text's second line (all of
+        them for one line), found by bisection: a longer prefix's text holds a shorter one's."""
+        second_line = bisect.bisect_left(
+            range(1, len(out) + 1), True,
+            key=lambda n: "\n" in self._text(out[:n], req).lstrip())
+        return min(second_line + 1, len(out))
 
     def _text(self, out: list[int], req: GenerateRequest) -> str:
         text = self.model.detokenize(out)

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from lsp_coder.config import Config
 from lsp_coder.engine.engine import Engine
-from lsp_coder.engine.generator import GenerateRequest
+from lsp_coder.engine.generate_request import GenerateRequest
 n_ctx, n_batch, n_ubatch, n_seq = map(int, sys.argv[2:6])
 config = Config()
 config = replace(config, model=replace(config.model, n_ctx=n_ctx, n_batch=n_batch,

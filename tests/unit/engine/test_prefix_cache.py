@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lsp_coder.engine.generator import GenerateRequest, Generator
+from lsp_coder.engine.generate_request import GenerateRequest
+from lsp_coder.engine.generator import Generator
 from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.hashing import chain_hashes

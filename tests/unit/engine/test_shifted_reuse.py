@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_coder.engine.generator import GenerateRequest, Generator
+from lsp_coder.engine.generate_request import GenerateRequest
+from lsp_coder.engine.generator import Generator
 from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
