@@ -2,7 +2,7 @@
 
 A case is a ``bench crossfile`` line (``crossfile_cases``) that calls a function of another
 module of the package through that module (``other.name(...)``), where the case's file names
-the function nowhere else (so nothing in it shows the edit). Two edits (``--edit``):
+the function nowhere else (so nothing in it shows the edit). Three edits (``--edit``):
 
 - ``rename``: the function's name gets a suffix from ``SUFFIXES`` where it is defined; the
   expected line calls the new name.
