@@ -3,7 +3,7 @@ edit to the next file the user edits?
 
 Cases and edits are ``recent_edit_cases``': a line calling a function of another module, the
 function renamed (``--edit rename``) or given a new required parameter (``--edit parameter``,
-or ``parameter-local`` named after a name the caller has).
+or ``parameter-local`` named after a name the caller has: ``crossfile_names.EDITS``).
 Per case and run, with a fresh workspace and server: the defining module is opened and the
 edit typed where the function is defined, as a user types it (one ``didChange`` per key, the
 module not saved); then ``--tabs`` other modules open, then the case's file; after
@@ -78,14 +78,12 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
                   recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
 
 
-def edited(edit: str, case: CrossCase, site: Site, index: int) -> EditCase:
-    """The ``index``-th chosen ``case`` with its ``edit`` (a case ``fitting`` found and, for a
-    parameter, ``with_parameter`` accepts)."""
-    if edit in ("parameter", "parameter-local"):
-        out = with_parameter(case, site, index, local=edit == "parameter-local")
-        assert out is not None  # the pool holds only cases it accepts, at any index
-        return out
-    return renamed(case, site.name_end, index)
+def edited(edit: str, case: CrossCase, site: Site, index: int) -> EditCase | None:
+    """The ``index``-th chosen ``case`` with its ``edit`` (``crossfile_names.EDITS``) at its
+    ``site``; None for a parameter ``with_parameter`` does not accept."""
+    if edit == "rename":
+        return renamed(case, site.name_end, index)
+    return with_parameter(case, site, index, local=edit == "parameter-local")
 
 
 async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
@@ -100,14 +98,17 @@ async def run_recent_edits(args: argparse.Namespace, base: dict[str, Any]) -> di
                 case = after_module_dot(case)
                 if case is None:
                     continue
-            if (edit in ("parameter", "parameter-local")
-                    and with_parameter(case, site, 0, edit == "parameter-local") is None):
+            if edited(edit, case, site, 0) is None:
                 continue
             fit[(case.source, case.path, case.line)] = site
             pool.append(case)
     count = 30 if args.cases is None else args.cases
     chosen = select(pool, count, args.seed, args.per_file)
-    cases = [edited(edit, c, fit[(c.source, c.path, c.line)], i) for i, c in enumerate(chosen)]
+    cases = []
+    for i, case in enumerate(chosen):
+        made = edited(edit, case, fit[(case.source, case.path, case.line)], i)
+        assert made is not None  # the pool holds only cases it accepts, at any index
+        cases.append(made)
     modules = {name: files(s) for name, s in sources.items()}
     tabs = [[] if args.alone else tabs_for(r.case, modules[r.case.source], args.tabs, args.seed)
             for r in cases]
