@@ -119,7 +119,9 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
                   *identifier_match(suggestion, case.expected, case.language),
                   second_pass=bool(recent.get("second_pass")),
                   token_probs=recent.get("token_probs", []),
-                  first_line_tokens=recent.get("first_line_tokens", 0))
+                  first_line_tokens=recent.get("first_line_tokens", 0),
+                  evaluated_tokens=recent.get("evaluated_tokens", 0),
+                  prefill_ms=recent.get("prefill_ms", 0.0))
 
 
 async def visit_definition(session: Session, case: CrossCase, root: Path) -> None:

@@ -50,6 +50,23 @@ class Answer:
     known)."""
     first_line_tokens: int = 0
     """How many of those tokens make the first line."""
+    evaluated_tokens: int = 0
+    """Prompt tokens the engine read for it (those its KV cache lacked)."""
+    prefill_ms: float = 0.0
+    """How long reading them took."""
+
+
+PREFILL_SPEED_MIN_TOKENS = 256
+"""Only requests that read at least this many prompt tokens tell the machine's prefill speed
+(a few tokens' time is mostly overhead)."""
+
+
+def prefill_ms_per_token(answers: list[Answer]) -> float:
+    """The prefill time per prompt token of the requests that read enough to tell (0 when
+    none did, or the record has no timings)."""
+    long = [a for a in answers if a.evaluated_tokens >= PREFILL_SPEED_MIN_TOKENS]
+    tokens = sum(a.evaluated_tokens for a in long)
+    return sum(a.prefill_ms for a in long) / tokens if tokens else 0.0
 
 
 def summarize(answers: list[Answer]) -> dict[str, float]:
@@ -65,6 +82,7 @@ def summarize(answers: list[Answer]) -> dict[str, float]:
                               if answers else 0.0),
         "short_prompts": sum(a.short_prompt for a in answers),
         "second_passes": sum(a.second_pass for a in answers),
+        "prefill_ms_per_token": prefill_ms_per_token(answers),
     }
 
 
@@ -86,6 +104,10 @@ def table(summaries: dict[str, dict[str, float]]) -> str:
                  else f"{s['exact']:.0f} vs none")
         lines.append(f"{name} vs {base_name}: exact {ratio}, edit similarity"
                      f" {s['edit_similarity'] - base['edit_similarity']:+.1f}")
+    speeds = [f"{name} {s['prefill_ms_per_token']:.1f}" for name, s in summaries.items()
+              if s.get("prefill_ms_per_token")]
+    if speeds:  # latencies compare only on machines that read prompts alike
+        lines.append("prefill on this machine, ms a prompt token: " + "; ".join(speeds))
     return "\n".join(lines)
 
 

@@ -75,7 +75,9 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
                   max(edit_similarity(suggestion, line) for line in right),
                   (passes(suggestion, case.name, edit.new_name) if edit.passed
                    else uses_name(suggestion, edit.new_name)), latency,
-                  recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")))
+                  recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
+                  evaluated_tokens=recent.get("evaluated_tokens", 0),
+                  prefill_ms=recent.get("prefill_ms", 0.0))
 
 
 def edited(edit: str, case: CrossCase, site: Site, index: int) -> EditCase | None:

@@ -46,6 +46,18 @@ def test_the_table_prints_the_ratio_and_the_edit_similarity_gain():
     assert "vs in-file+full" not in text.splitlines()[1]
 
 
+def test_the_table_tells_the_machines_prefill_speed_from_requests_that_read_enough():
+    quick = Answer(0, "x", False, 0.0, False, 10.0, 100, False, evaluated_tokens=1000,
+                   prefill_ms=11_000.0)
+    long = Answer(1, "x", False, 0.0, False, 10.0, 100, False, evaluated_tokens=300,
+                  prefill_ms=2_100.0)
+    few = Answer(2, "x", False, 0.0, False, 10.0, 100, False, evaluated_tokens=5,
+                 prefill_ms=400.0)  # mostly overhead: not counted
+    text = table({"full": summarize([quick, long, few]), "warm": summarize([few])})
+    assert text.splitlines()[-1] == "prefill on this machine, ms a prompt token: full 10.1"
+    assert "prefill" not in table({"old": _summary(2, 40.0)})  # a record without timings
+
+
 def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
     cases = [{"expected": "z = scale(y, 2)", "language": "python"},
              {"expected": "const a = area(w, h)", "language": "typescript"}]
