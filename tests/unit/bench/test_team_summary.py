@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lsp_coder.bench.team import EditorResult, TeamRun, p50_ratio, table
+from lsp_coder.bench.team import EditorResult, TeamRun
+from lsp_coder.bench.team_report import p50_ratio, table
 
 
 def _run(name: str, shown: list[float], pauses: int) -> dict:
