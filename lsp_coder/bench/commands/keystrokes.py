@@ -75,7 +75,7 @@ def _typing(args: argparse.Namespace) -> int:
 def _idle(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..replay import run_idle_bench
+    from ..idle_bench import run_idle_bench
 
     asyncio.run(run_idle_bench(args))
     return 0
