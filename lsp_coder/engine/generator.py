@@ -287,7 +287,9 @@ class Generator:
 
     def _first_line_tokens(self, out: list[int], req: GenerateRequest) -> int:
         """The tokens of ``out`` up to the one that starts its text's second line (all of
-        them for one line), found by bisection: a longer prefix's text holds a shorter one's."""
+        them for one line), found by bisection: a longer prefix's text holds a shorter one's
+        line breaks (the healing text cut from its front comes from the cursor's line, so it
+        holds none)."""
         second_line = bisect.bisect_left(
             range(1, len(out) + 1), True,
             key=lambda n: "\n" in self._text(out[:n], req).lstrip())
