@@ -9,7 +9,10 @@ Four prompts, richest first:
   after a line's end), then the short window: it costs what the short one alone does, and
   every token idle work read of the full prompt is in it (a cursor at rest reads the full
   prompt from its front, by ``idle.cursor_prompt`` first this prompt with a front up to the
-  full prompt's window: ``front_first``);
+  full prompt's window: ``front_first``); while the cache holds less than the section, the
+  part of it the cache holds, then the open file's path line and the short window, in place
+  of the short one without the section (a request soon after a file opened on a slow CPU
+  reads the short window either way; this one keeps what idle work read before it);
 - the short one with the section: the first ``idle.cold_context_tokens`` of the other files'
   section (cut after a line's end, so the full prompt read later reuses them), then at most
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
@@ -92,16 +95,17 @@ class ColdPrompts:
         head = config.idle.cold_context_tokens
         short, short_new = self._short(short_query, config, head, start, len(full.tokens))
         with_section = with_section or config.idle.cold_context_first
-        if (not with_section and query.parts.extra and head
-                and not self._readable(short_new, limit_ms)):
+        sectioned = bool(query.parts.extra and head)
+        if sectioned and not with_section and not self._readable(short_new, limit_ms):
             bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))
             if bare_new < short_new:
-                short, short_new = bare, bare_new
+                short, short_new, sectioned = bare, bare_new, False
         if config.idle.cold_prompt_front and full.above_at >= 0:
             fronted = self._fronted(query.uri, short_query, config, full,
-                                    len(full.tokens) - full_new, start)
-            if fronted is not None and (fronted[1] <= short_new
-                                        or self._readable(fronted[1], limit_ms)):
+                                    len(full.tokens) - full_new, start,
+                                    in_section=not sectioned)
+            if fronted is not None and self._takes_front(fronted, full, short, short_new,
+                                                         limit_ms):
                 short, short_new = fronted
         if short_new * FULL_FOR_MORE >= full_new:
             return None
@@ -129,6 +133,19 @@ class ColdPrompts:
         short = fronted[0]
         self._keep(query.uri, short, full, lines)
         return short
+
+    def _takes_front(self, fronted: tuple[Prompt, int], full: Prompt, short: Prompt,
+                     short_new: int, limit_ms: int) -> bool:
+        """Whether a request reads ``fronted`` (a prompt and what the cache lacks of it)
+        rather than ``short``: one with the whole section in its front when it lacks no more
+        or is readable in time; one with part of the section (``short`` has none then) when
+        it lacks no more than ``short`` and the open file's path line it adds."""
+        prompt, new = fronted
+        if prompt.front >= full.above_at:
+            return new <= short_new or self._readable(new, limit_ms)
+        bos = int(self._engine.template.bos >= 0)
+        added = len(prompt.tokens) - len(short.tokens) - (prompt.front - bos)
+        return new <= short_new + added
 
     def _keep(self, uri: str, short: Prompt, full: Prompt, lines: list[str]) -> None:
         """``short`` was chosen for ``uri``: keep its front's cut and its window's start for
@@ -198,13 +215,16 @@ class ColdPrompts:
         return short, short_new
 
     def _fronted(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
-                 reach: int, start: int | None) -> tuple[Prompt, int] | None:
+                 reach: int, start: int | None,
+                 in_section: bool = False) -> tuple[Prompt, int] | None:
         """The short prompt that starts with the front of ``full`` up to ``reach`` tokens
         (cut after a line's end) and goes on with the short window's lines below it, and how
         many of its tokens the cache lacks; None when ``reach`` falls short of the full
-        prompt's window (``idle.cold_prompt_front``). ``reach``: how many tokens of ``full``
-        the cache holds (``choose`` has looked them up), or more for idle work that reads
-        the front (``front_first``).
+        prompt's window (``idle.cold_prompt_front``), unless ``in_section``: then the short
+        prompt with the start of the other files' section that ``reach`` holds
+        (``_section_front``). ``reach``: how many tokens of ``full`` the cache holds
+        (``choose`` has looked them up), or more for idle work that reads the front
+        (``front_first``).
 
         Reading the full prompt from its front then serves every request: what idle work has
         read of it goes into the next answer, the short window costs what it does alone, and
@@ -213,9 +233,11 @@ class ColdPrompts:
         below the cut instead of reading it again at each cut idle work moves.
         """
         engine = self._engine
-        cut = self._front_cut(uri, full, reach)
+        cut = self._front_cut(uri, full, reach, in_section)
         if cut is None:
             return None
+        if cut < full.above_at:
+            return self._section_front(short_query, config, full, cut, start)
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
         window, _ = self._short(short_query, config, 0, start, len(full.tokens))
         near = self._scoped(short_query, config, scope_from=first, extra_head_tokens=0,
@@ -228,18 +250,33 @@ class ColdPrompts:
         fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut)
         return fronted, len(tokens) - engine.cached_prefix(tokens)
 
-    def _front_cut(self, uri: str, full: Prompt, reach: int) -> int | None:
+    def _front_cut(self, uri: str, full: Prompt, reach: int, in_section: bool) -> int | None:
         """Where a fronted short prompt of ``full`` leaves it (see ``_fronted``): the cut
         of the document's last one while it is within ``reach`` and ``full`` starts the
         same, else after the last line's end within ``reach``; None when ``reach`` falls
-        short of the window."""
-        if reach < full.above_at:
-            return None
+        short of the window, unless ``in_section`` (then a cut before the window; None when
+        ``reach`` holds no line's end)."""
         with self._lock:
             kept = self._fronts.get(uri)
-        if kept and full.above_at <= len(kept) <= reach and full.tokens[:len(kept)] == kept:
+        if (kept and (in_section or full.above_at <= len(kept)) and len(kept) <= reach
+                and full.tokens[:len(kept)] == kept):
             return len(kept)
-        return line_cut(full.tokens, full.above_at, reach, self._engine.detokenize)
+        detokenize = self._engine.detokenize
+        if reach >= full.above_at:
+            return line_cut(full.tokens, full.above_at, reach, detokenize)
+        return (line_cut(full.tokens, 0, reach, detokenize) or None) if in_section else None
+
+    def _section_front(self, short_query: FimQuery, config: Config, full: Prompt, cut: int,
+                       start: int | None) -> tuple[Prompt, int] | None:
+        """The short prompt with the other files' section cut where the cache's hold of
+        ``full`` ends (``cut``, before the window: the same tokens), and how many of its
+        tokens the cache lacks; None when it does not start with them (less than a line of
+        code before the cut, or a section ``full`` did not keep)."""
+        bos = int(self._engine.template.bos >= 0)
+        short, short_new = self._short(short_query, config, cut - bos, start, len(full.tokens))
+        if short.tokens[:cut] != full.tokens[:cut] or len(short.tokens) > len(full.tokens):
+            return None
+        return replace(short, front=cut), short_new
 
     def _scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
                 **how: int) -> Prompt:

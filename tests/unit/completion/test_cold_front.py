@@ -3,12 +3,14 @@ holds (``idle.cold_prompt_front``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lsp_coder.backends.cold_prompt import line_cut
 from lsp_coder.completion.context import split_document
 from lsp_coder.completion.next_prompts import NextPrompt
 from lsp_coder.completion.service import CompletionService
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery
+from lsp_coder.shared_types import FimQuery, PromptBudget
 
 LINES = [f"total_{i:03} = add(total, {i})\n" for i in range(160)]
 CURSOR_LINE = 140
@@ -141,5 +143,68 @@ def test_a_cursor_at_rest_reads_the_front_then_the_full_prompt(tiny_qwen):
         assert whole is not None and not whole.short_prompt
         assert whole.prompt_tokens == len(full.tokens)
         assert whole.reused_tokens >= front and whole.evaluated_tokens <= len(full.tokens) - front
+    finally:
+        service.close()
+
+
+HELPERS = "".join(f"def helper_{i:03}(value):\n    return value + {i}\n" for i in range(60))
+
+
+def sectioned_prompt(service: CompletionService, typed: str):
+    """``full_prompt`` with another file's section before the open one."""
+    text, offset = document(typed)
+    parts = split_document(text, offset, prefix_tokens=1024, suffix_tokens=256)
+    parts = replace(parts, extra=(("helpers.py", HELPERS),), path="totals.py")
+    query = FimQuery(uri="file:///totals.py", sources=parts,
+                     budget=PromptBudget(prefix=1024, suffix=256, extra=1500))
+    query = service.backend._gathered(query)
+    return query, service.backend._prompt(query, service.config)
+
+
+def test_the_short_prompt_keeps_the_part_of_the_section_the_cache_holds(tiny_qwen):
+    # Idle work read only the start of the other files' section when the request came: the
+    # short prompt starts with that part (cut after a line's end), then the short window,
+    # and lacks no more than the one without the section does, but for the path line.
+    service = service_with(tiny_qwen, cold_prompt_front=True)
+    try:
+        backend, engine, config = service.backend, service.backend.engine, service.config
+        query, full = sectioned_prompt(service, "tot")
+        section_end = full.above_at - 20
+        assert section_end > 300 and "helper_059" in engine.detokenize(full.tokens)
+        bare = backend._cold.choose(query, config, full)
+        assert bare is not None and "helper_" not in engine.detokenize(bare.tokens)
+        engine.prefill(full.tokens[:200])
+        short = backend._cold.choose(query, config, full)
+        assert short is not None and 150 < short.front <= 200, short.front
+        assert short.tokens[: short.front] == full.tokens[: short.front]
+        text = engine.detokenize(short.tokens)
+        assert "helper_000" in text and "helper_059" not in text
+        assert "totals.py" in text and query.parts.above.splitlines()[-1] in text
+        new = len(short.tokens) - engine.cached_prefix(short.tokens)
+        assert new <= len(bare.tokens) + 12, (new, len(bare.tokens))
+        # The keys after it keep its cut while idle work reads on.
+        engine.prefill(short.tokens)
+        engine.prefill(full.tokens[:280])
+        typed, full_typed = sectioned_prompt(service, "tota")
+        second = backend._cold.choose(typed, config, full_typed)
+        assert second is not None and second.front == short.front
+        assert len(second.tokens) - engine.cached_prefix(second.tokens) <= 4
+    finally:
+        service.close()
+
+
+def test_a_short_prompt_already_read_is_not_traded_for_a_part_of_the_section(tiny_qwen):
+    # The short prompt without the section is in the cache: a front of the section read
+    # since would make the next request read the whole window again.
+    service = service_with(tiny_qwen, cold_prompt_front=True)
+    try:
+        backend, engine, config = service.backend, service.backend.engine, service.config
+        query, full = sectioned_prompt(service, "tot")
+        bare = backend._cold.choose(query, config, full)
+        assert bare is not None and not bare.front
+        engine.prefill(bare.tokens)
+        engine.prefill(full.tokens[:200])
+        again = backend._cold.choose(query, config, full)
+        assert again is not None and again.tokens == bare.tokens
     finally:
         service.close()
