@@ -44,12 +44,8 @@ from cachetools import LRUCache
 from ..config import Config
 from ..engine.engine import Engine
 from ..shared_types import FimQuery
-from .local_prompt import Prompt, fit_budgets
-from .scope_head import scope_head
-
-COLD_WINDOW_STEP_LINES = 4
-"""The short prompt for a cold cache drops lines above in steps of this many: a step of
-``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
+from .local_prompt import Prompt
+from .short_window import ANCHORED_DOCUMENTS, BuildPrompt, ShortWindows, cold_budgets
 
 FULL_FOR_MORE = 1.25
 """The full prompt answers when the cache lacks at most this many times what it lacks of the
@@ -57,25 +53,14 @@ short one: the same wait, give or take, for the whole window and suffix (on a 2-
 file's full prompt read 6 s after the cursor came to rest lacked about 350 tokens, a little
 more than 1.5 s, and its short prompt with the front about 300)."""
 
-ANCHOR_LINES = 4
-"""A short window's start is found again by this many lines of text."""
-
-ANCHORED_DOCUMENTS = 64
-"""Documents whose short window start is remembered (least recently used ones are dropped)."""
-
-BuildPrompt = Callable[..., Prompt]
-"""``LocalBackend._prompt``: (query, config, window_step_lines=, window_drop_lines=,
-extra_head_tokens=) -> Prompt."""
-
 
 class ColdPrompts:
     """Chooses the short prompts for cold caches (worker thread; ``forget`` from any)."""
 
     def __init__(self, engine: Engine, build: BuildPrompt) -> None:
         self._engine = engine
-        self._build = build
-        self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
-        """Per document, the first lines of the window of its last short prompt."""
+        self._windows = ShortWindows(engine, build)
+        """The short prompts, built."""
         self._fronts: LRUCache[str, list[int]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
         """Per document, the front of the full prompt its last fronted short prompt kept."""
         self._lock = threading.Lock()
@@ -93,11 +78,12 @@ class ColdPrompts:
         full_new, short_query, lines, start = options
         limit_ms = config.idle.cold_prompt_ms
         head = config.idle.cold_context_tokens
-        short, short_new = self._short(short_query, config, head, start, len(full.tokens))
+        windows = self._windows
+        short, short_new = windows.short(short_query, config, head, start, len(full.tokens))
         with_section = with_section or config.idle.cold_context_first
         sectioned = bool(query.parts.extra and head)
         if sectioned and not with_section and not self._readable(short_new, limit_ms):
-            bare, bare_new = self._short(short_query, config, 0, start, len(full.tokens))
+            bare, bare_new = windows.short(short_query, config, 0, start, len(full.tokens))
             if bare_new < short_new:
                 short, short_new, sectioned = bare, bare_new, False
         if config.idle.cold_prompt_front and full.above_at >= 0:
@@ -150,10 +136,10 @@ class ColdPrompts:
     def _keep(self, uri: str, short: Prompt, full: Prompt, lines: list[str]) -> None:
         """``short`` was chosen for ``uri``: keep its front's cut and its window's start for
         the keys after it."""
-        with self._lock:
-            if short.front:
+        if short.front:
+            with self._lock:
                 self._fronts[uri] = full.tokens[: short.front]
-            self._anchors[uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
+        self._windows.remember(uri, lines, short)
 
     def step_up(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
         """What idle work reads to bring requests for ``query`` nearer the full prompt: the
@@ -166,13 +152,14 @@ class ColdPrompts:
         if options is None:
             return None
         _, short_query, _, start = options
-        short, short_new = self._short(short_query, config, head, start, len(full.tokens))
+        windows = self._windows
+        short, short_new = windows.short(short_query, config, head, start, len(full.tokens))
         return None if self._readable(short_new, config.idle.cold_prompt_ms) else short
 
     def forget(self, uri: str) -> None:
         """A document closed: drop the start of its short window and its front."""
+        self._windows.forget(uri)
         with self._lock:
-            self._anchors.pop(uri, None)
             self._fronts.pop(uri, None)
 
     def _options(self, query: FimQuery, config: Config,
@@ -192,27 +179,10 @@ class ColdPrompts:
         short_query = replace(query, budget=replace(query.budget, prefix=prefix, suffix=suffix),
                               sources=replace(query.parts, imports=""))
         lines = query.parts.above.splitlines(keepends=True)
-        return full_new, short_query, lines, self._anchored_start(query.uri, lines)
+        return full_new, short_query, lines, self._windows.anchored_start(query.uri, lines)
 
     def _readable(self, new_tokens: int, limit_ms: int) -> bool:
         return new_tokens * self._engine.prefill_token_ms <= limit_ms
-
-    def _short(self, short_query: FimQuery, config: Config, head: int, start: int | None,
-               full_tokens: int) -> tuple[Prompt, int]:
-        """The short prompt with the first ``head`` tokens of the section, and how many of its
-        tokens the cache lacks; its window starts where the last one did (``start``) when
-        that leaves less to read."""
-        cached = self._engine.cached_prefix
-        short = self._scoped(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
-                             extra_head_tokens=head)
-        short_new = len(short.tokens) - cached(short.tokens)
-        if start is not None and start != short.dropped_lines:
-            held = self._scoped(short_query, config, window_drop_lines=start,
-                                extra_head_tokens=head)
-            held_new = len(held.tokens) - cached(held.tokens)
-            if len(held.tokens) <= full_tokens and held_new < short_new:
-                short, short_new = held, held_new
-        return short, short_new
 
     def _fronted(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
                  reach: int, start: int | None,
@@ -239,9 +209,10 @@ class ColdPrompts:
         if cut < full.above_at:
             return self._section_front(short_query, config, full, cut, start)
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
-        window, _ = self._short(short_query, config, 0, start, len(full.tokens))
-        near = self._scoped(short_query, config, scope_from=first, extra_head_tokens=0,
-                            window_drop_lines=max(first, window.dropped_lines))
+        windows = self._windows
+        window, _ = windows.short(short_query, config, 0, start, len(full.tokens))
+        near = windows.scoped(short_query, config, scope_from=first, extra_head_tokens=0,
+                              window_drop_lines=max(first, window.dropped_lines))
         template = engine.template
         lead = (template.bos >= 0) + 1 + len(template.prefix_lead)
         tokens = full.tokens[:cut] + near.tokens[lead:]
@@ -273,57 +244,11 @@ class ColdPrompts:
         tokens the cache lacks; None when it does not start with them (less than a line of
         code before the cut, or a section ``full`` did not keep)."""
         bos = int(self._engine.template.bos >= 0)
-        short, short_new = self._short(short_query, config, cut - bos, start, len(full.tokens))
+        short, short_new = self._windows.short(short_query, config, cut - bos, start,
+                                               len(full.tokens))
         if short.tokens[:cut] != full.tokens[:cut] or len(short.tokens) > len(full.tokens):
             return None
         return replace(short, front=cut), short_new
-
-    def _scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
-                **how: int) -> Prompt:
-        """The short prompt built ``how``, with the lines that open the cursor's scopes at
-        its front when its window starts below them (``scope_head``, among the lines from
-        ``scope_from`` on; in place of the import lines, within their share of the budget).
-        Their room can push the window's start down past another such line: built again
-        then, three times at most."""
-        parts = short_query.parts
-        lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
-        line = parts.line_prefix
-        indent = line[: len(line) - len(line.lstrip(" \t"))]
-        python = short_query.uri.endswith((".py", ".pyi"))
-        prompt = self._build(short_query, config, **how)
-        for _ in range(2):
-            scopes = scope_head(lines, max(0, prompt.dropped_lines - scope_from), indent,
-                                python)
-            if scopes == short_query.parts.imports:
-                break
-            short_query = replace(short_query,
-                                  sources=replace(short_query.parts, imports=scopes))
-            prompt = self._build(short_query, config, **how)
-        return prompt
-
-    def _anchored_start(self, uri: str, lines: list[str]) -> int | None:
-        """Where the document's last short window started among ``lines`` (the lines above),
-        if those lines are still there.
-
-        The short window slides down a few lines at a time as lines are added above the
-        cursor (Enter, an accepted suggestion), and a moved start changes every token after
-        it. Keeping the start the cache holds costs a longer prompt (at most the full one),
-        read once, instead.
-        """
-        with self._lock:
-            anchor = self._anchors.get(uri)
-        if not anchor:
-            return None
-        n = len(anchor)
-        return next((i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor),
-                    None)
-
-
-def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
-    """The (prefix, suffix) budgets of the short prompt for a cold cache: the full prompt's,
-    scaled down together to ``limit`` tokens, with no other files."""
-    short_prefix, short_suffix, _ = fit_budgets(prefix, suffix, 0, limit)
-    return short_prefix, short_suffix
 
 
 def line_cut(tokens: list[int], low: int, high: int, detokenize: Callable[[list[int]], str]) -> int:

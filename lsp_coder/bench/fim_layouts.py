@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..backends.cold_prompt import COLD_WINDOW_STEP_LINES, cold_budgets
 from ..backends.local_prompt import build_prompt
+from ..backends.short_window import COLD_WINDOW_STEP_LINES, cold_budgets
 from ..completion.context import split_document
 from ..completion.service import CompletionService
 from ..config import Config

@@ -1,0 +1,119 @@
+"""The short prompts for a cold cache, built: at most ``idle.cold_prompt_tokens`` of the open
+file around the cursor, with the lines that open the cursor's scopes in front of the window
+(``scope_head``), and a window that starts where the document's last one did while that
+costs less to read (``cold_prompt.ColdPrompts`` chooses among them)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+
+from cachetools import LRUCache
+
+from ..config import Config
+from ..engine.engine import Engine
+from ..shared_types import FimQuery
+from .local_prompt import Prompt, fit_budgets
+from .scope_head import scope_head
+
+COLD_WINDOW_STEP_LINES = 4
+"""The short prompt for a cold cache drops lines above in steps of this many: a step of
+``WINDOW_QUANTUM_LINES`` could drop most of a window of a few hundred tokens."""
+
+ANCHOR_LINES = 4
+"""A short window's start is found again by this many lines of text."""
+
+ANCHORED_DOCUMENTS = 64
+"""Documents whose short window start is remembered (least recently used ones are dropped)."""
+
+BuildPrompt = Callable[..., Prompt]
+"""``LocalBackend._prompt``: (query, config, window_step_lines=, window_drop_lines=,
+extra_head_tokens=) -> Prompt."""
+
+
+class ShortWindows:
+    """Builds the short prompts and remembers where each document's window started (worker
+    thread; ``forget`` from any)."""
+
+    def __init__(self, engine: Engine, build: BuildPrompt) -> None:
+        self._engine = engine
+        self._build = build
+        self._anchors: LRUCache[str, list[str]] = LRUCache(maxsize=ANCHORED_DOCUMENTS)
+        """Per document, the first lines of the window of its last short prompt."""
+        self._lock = threading.Lock()
+
+    def short(self, short_query: FimQuery, config: Config, head: int, start: int | None,
+              full_tokens: int) -> tuple[Prompt, int]:
+        """The short prompt with the first ``head`` tokens of the section, and how many of its
+        tokens the cache lacks; its window starts where the last one did (``start``) when
+        that leaves less to read and it is no longer than the full prompt (``full_tokens``)."""
+        cached = self._engine.cached_prefix
+        short = self.scoped(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
+                            extra_head_tokens=head)
+        short_new = len(short.tokens) - cached(short.tokens)
+        if start is not None and start != short.dropped_lines:
+            held = self.scoped(short_query, config, window_drop_lines=start,
+                               extra_head_tokens=head)
+            held_new = len(held.tokens) - cached(held.tokens)
+            if len(held.tokens) <= full_tokens and held_new < short_new:
+                short, short_new = held, held_new
+        return short, short_new
+
+    def scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
+               **how: int) -> Prompt:
+        """The short prompt built ``how``, with the lines that open the cursor's scopes at
+        its front when its window starts below them (``scope_head``, among the lines from
+        ``scope_from`` on; in place of the import lines, within their share of the budget).
+        Their room can push the window's start down past another such line: built again
+        then, three times at most."""
+        parts = short_query.parts
+        lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
+        line = parts.line_prefix
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        python = short_query.uri.endswith((".py", ".pyi"))
+        prompt = self._build(short_query, config, **how)
+        for _ in range(2):
+            scopes = scope_head(lines, max(0, prompt.dropped_lines - scope_from), indent,
+                                python)
+            if scopes == short_query.parts.imports:
+                break
+            short_query = replace(short_query,
+                                  sources=replace(short_query.parts, imports=scopes))
+            prompt = self._build(short_query, config, **how)
+        return prompt
+
+    def remember(self, uri: str, lines: list[str], short: Prompt) -> None:
+        """``short`` was chosen for ``uri`` (``lines``: the lines above the cursor): the next
+        short prompts start their window there while those lines are there."""
+        with self._lock:
+            self._anchors[uri] = lines[short.dropped_lines : short.dropped_lines + ANCHOR_LINES]
+
+    def anchored_start(self, uri: str, lines: list[str]) -> int | None:
+        """Where the document's last short window started among ``lines`` (the lines above),
+        if those lines are still there.
+
+        The short window slides down a few lines at a time as lines are added above the
+        cursor (Enter, an accepted suggestion), and a moved start changes every token after
+        it. Keeping the start the cache holds costs a longer prompt (at most the full one),
+        read once, instead.
+        """
+        with self._lock:
+            anchor = self._anchors.get(uri)
+        if not anchor:
+            return None
+        n = len(anchor)
+        return next((i for i in range(len(lines) - n, -1, -1) if lines[i : i + n] == anchor),
+                    None)
+
+    def forget(self, uri: str) -> None:
+        """A document closed: drop the start of its short window."""
+        with self._lock:
+            self._anchors.pop(uri, None)
+
+
+def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
+    """The (prefix, suffix) budgets of the short prompt for a cold cache: the full prompt's,
+    scaled down together to ``limit`` tokens, with no other files."""
+    short_prefix, short_suffix, _ = fit_budgets(prefix, suffix, 0, limit)
+    return short_prefix, short_suffix
