@@ -128,7 +128,8 @@ class IdleConfig:
     (False: they come from the one without while idle work reads it)."""
     cold_prompt_front: bool = True
     """The short prompt starts with what the cache holds of the full prompt's front (the
-    other files, the file's lines above the short window), then the short window."""
+    other files, or the part of them it holds; the file's lines above the short window),
+    then the short window."""
     cursor_prompt: Literal["front", "full", "request"] = "full"
     """What a cursor come to rest reads: "full" the full prompt there from its front;
     "front" first the short prompt with the full prompt's front up to its window and
