@@ -125,13 +125,15 @@ class ColdPrompts:
         """Whether a request reads ``fronted`` (a prompt and what the cache lacks of it)
         rather than ``short``: one with the whole section in its front when it lacks no more
         or is readable in time; one with part of the section (``short`` has none then) when
-        it lacks no more than ``short`` and the open file's path line it adds."""
+        it lacks little more (``FULL_FOR_MORE``) than ``short`` with the open file's path
+        line it adds: not when ``short``'s window is read already, but when the cache holds
+        only a few first tokens of it (another document's short prompt starts the same)."""
         prompt, new = fronted
         if prompt.front >= full.above_at:
             return new <= short_new or self._readable(new, limit_ms)
         bos = int(self._engine.template.bos >= 0)
         added = len(prompt.tokens) - len(short.tokens) - (prompt.front - bos)
-        return new <= short_new + added
+        return new <= (short_new + added) * FULL_FOR_MORE
 
     def _keep(self, uri: str, short: Prompt, full: Prompt, lines: list[str]) -> None:
         """``short`` was chosen for ``uri``: keep its front's cut and its window's start for

@@ -173,6 +173,8 @@ def test_the_short_prompt_keeps_the_part_of_the_section_the_cache_holds(tiny_qwe
         assert section_end > 300 and "helper_059" in engine.detokenize(full.tokens)
         bare = backend._cold.choose(query, config, full)
         assert bare is not None and "helper_" not in engine.detokenize(bare.tokens)
+        # Another document's short prompt starts with the same few tokens.
+        engine.prefill(bare.tokens[:6] + engine.tokenize("elsewhere = 1\n"))
         engine.prefill(full.tokens[:200])
         short = backend._cold.choose(query, config, full)
         assert short is not None and 150 < short.front <= 200, short.front
