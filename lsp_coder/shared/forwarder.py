@@ -2,9 +2,9 @@
 
 It loads no model and imports neither pygls nor llama.cpp. At the editor's first message it
 reaches the user's shared server (``spawn``), starting it if none answers, and relays LSP both
-ways unchanged. Along the way it keeps what a new server would need: the ``initialize``
-request, the settings layers, the open documents (``documents``) and the requests still waiting
-for an answer.
+ways unchanged. Along the way it keeps what a new server would need (``editor_session``):
+the ``initialize`` request, the settings layers, the open documents and the requests still
+waiting for an answer.
 
 When the server goes away (it crashed, or was stopped), every request still waiting gets an
 answer at once (``null`` where LSP allows it, else an error), a new server is reached or
@@ -25,11 +25,10 @@ from typing import Any, Iterator
 
 from ..config import Config
 from ..config.converter import to_dict
-from ..config.layers import merge_layers, settings_layer
 from ..server.connection import MAX_UNREAD_BYTES, READ_SIZE, PipeWriter, read_in_thread
 from ..server.framing import Damaged, FrameReader, Message
 from ..server.lifecycle import on_signals, run_loop, watch_parent
-from .documents import Documents
+from .editor_session import EditorSession, is_own_answer
 from .handshake import frame
 from .runtime import Endpoint, build_id, idle_exit_s
 from .spawn import Link, Refused, connect_or_start
@@ -42,8 +41,6 @@ NULL_ANSWERS = frozenset({
     "textDocument/inlineCompletion", "textDocument/completion",
     "textDocument/documentHighlight", "shutdown"})
 """Requests whose answer may be ``null``: a server gone mid-request answers them so."""
-OWN_ID = "lsp-coder-forwarder-initialize-"
-"""Prefix of the ids of the forwarder's own requests (a replayed ``initialize``)."""
 RETRY_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Waits before trying again to reach a server after failing to."""
 DRAIN_S = 1.0
@@ -60,18 +57,9 @@ class Forwarder:
         self.problem = problem
         """What was wrong reading the config file (the server tells the user)."""
         self.build = build_id()
-        self.documents = Documents()
-        self.initialize: dict | None = None
-        """The editor's ``initialize`` request, once seen."""
-        self.initialized = False
-        """Whether the editor sent ``initialized``."""
-        self.layers: dict[str, Any] = {}
-        """``initializationOptions`` and each ``didChangeConfiguration`` merged, in order."""
-        self.pending: dict[Any, str] = {}
-        """The editor's requests relayed and not yet answered: id -> method."""
-        self.shutdown_id: Any = None
-        self.shut_down = False
-        """Whether ``shutdown`` was answered."""
+        """This installation's build (a forwarder talks only to a server of its own)."""
+        self.session = EditorSession()
+        """What a new server would need of the editor's session."""
         self.asked: set[Any] = set()
         """Ids of the requests the current server sent the editor (answers to an earlier
         server's are dropped)."""
@@ -84,7 +72,6 @@ class Forwarder:
         """Frames for the server gathered to go in one write (None: each goes at once)."""
         self._retry_at = 0.0
         self._failures = 0
-        self._replays = 0
         self._out: PipeWriter | None = None
         self.done: asyncio.Future[int] | None = None
 
@@ -97,7 +84,8 @@ class Forwarder:
         frames = FrameReader()
         read_in_thread(0, loop, lambda data: self._from_editor_bytes(frames, data))
         on_signals(lambda: self.finish(None))
-        watch = asyncio.ensure_future(watch_parent(self._editor_pid, lambda: self.finish(None)))
+        watch = asyncio.ensure_future(watch_parent(self.session.editor_pid,
+                                                   lambda: self.finish(None)))
         try:
             return await self.done
         finally:
@@ -106,15 +94,10 @@ class Forwarder:
                 self.link.writer.close()
             await asyncio.to_thread(self._out.drain, DRAIN_S)
 
-    def _editor_pid(self) -> int | None:
-        params = (self.initialize or {}).get("params")
-        pid = params.get("processId") if isinstance(params, dict) else None
-        return pid if isinstance(pid, int) else None
-
     def finish(self, code: int | None) -> None:
         """End; ``None``: 0 if ``shutdown`` was answered, else 1."""
         if self.done is not None and not self.done.done():
-            self.done.set_result((0 if self.shut_down else 1) if code is None else code)
+            self.done.set_result((0 if self.session.shut_down else 1) if code is None else code)
 
     def _to_editor(self, value: dict) -> None:
         assert self._out is not None
@@ -166,20 +149,7 @@ class Forwarder:
         if not isinstance(method, str):
             self._relay(message)
             return
-        params = message.get("params")
-        if method == "initialize" and request and self.initialize is None:
-            self.initialize = message
-            self.layers = merge_layers({}, settings_layer(_options(params)))
-        elif method == "initialized":
-            self.initialized = True
-        elif method == "workspace/didChangeConfiguration" and isinstance(params, dict):
-            self.layers = merge_layers(self.layers, settings_layer(params.get("settings")))
-        elif method.startswith("textDocument/did") and self.initialize is not None:
-            self.documents.note(method, params)
-        if request:
-            self.pending[rid] = method
-            if method == "shutdown":
-                self.shutdown_id = rid
+        self.session.follow(message, method, request)
         self._relay(message)
         if method == "exit" and "id" not in message:
             asyncio.ensure_future(self._exit())
@@ -196,7 +166,7 @@ class Forwarder:
     def _answer(self, rid: Any, result: Any = None,
                 error: tuple[int, str] | None = None) -> None:
         """Answer the editor's request ``rid`` ourselves."""
-        self.pending.pop(rid, None)
+        self.session.pending.pop(rid, None)
         if error is not None:
             self._to_editor({"jsonrpc": "2.0", "id": rid,
                              "error": {"code": error[0], "message": error[1]}})
@@ -249,7 +219,7 @@ class Forwarder:
         if isinstance(message, dict) and "id" in message and "method" in message:
             method = message["method"]
             if method == "shutdown":
-                self.shut_down = True
+                self.session.shut_down = True
             if method in NULL_ANSWERS:
                 self._answer(message["id"])
             else:
@@ -269,12 +239,12 @@ class Forwarder:
             return
         self.link, self._failures = link, 0
         held, self._held = self._held or [], None
-        replaying = self.initialize is not None and not any(
-            isinstance(m, dict) and m is self.initialize for m in held)
+        initialize = self.session.initialize
+        replaying = initialize is not None and not any(m is initialize for m in held)
         asyncio.ensure_future(self._from_server(link))
         with self._one_write():
-            if replaying:
-                self._replay()
+            for message in self.session.replay() if replaying else ():
+                self._send(message)
             for message in held:
                 self._send(message)
 
@@ -289,21 +259,6 @@ class Forwarder:
             self._tell(f"lsp-coder: cannot reach the shared server: {exc}", 1)
         for message in held:
             self._unserved(message)
-
-    def _replay(self) -> None:
-        """A new server: the session as the editor left it (its ``initialize`` with the
-        settings merged, ``initialized``, the open documents at their versions)."""
-        assert self.initialize is not None
-        self._replays += 1
-        params = dict(self.initialize.get("params") or {})
-        params["initializationOptions"] = self.layers
-        self._send({"jsonrpc": "2.0", "id": f"{OWN_ID}{self._replays}",
-                    "method": "initialize", "params": params})
-        if self.initialized:
-            self._send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        for tracked in self.documents.open.values():
-            self._send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-                        "params": tracked.opened()})
 
     async def _from_server(self, link: Link) -> None:
         frames = FrameReader()
@@ -329,16 +284,11 @@ class Forwarder:
                 self.asked.add(rid)
             self._to_editor(message)
             return
-        if isinstance(rid, str) and rid.startswith(OWN_ID):
+        if is_own_answer(rid):
             if "error" in message:
                 self._tell(str(message["error"].get("message", "refused")), 1)
             return
-        method = self.pending.pop(rid, None)
-        if method == "initialize":
-            caps = (message.get("result") or {}).get("capabilities") or {}
-            self.documents.encoding = caps.get("positionEncoding") or "utf-16"
-        if method == "shutdown" or (rid is not None and rid == self.shutdown_id):
-            self.shut_down = True
+        self.session.answered(message)
         self._to_editor(message)
 
     def _drop_link(self) -> None:
@@ -348,11 +298,12 @@ class Forwarder:
         if link is not None:
             link.writer.close()
         self.asked.clear()
-        for rid, method in list(self.pending.items()):
+        for rid, method in list(self.session.pending.items()):
             self._unserved({"jsonrpc": "2.0", "id": rid, "method": method})
         log.warning("the shared server went away; reaching a new one")
         self._tell("lsp-coder: the shared server stopped; starting a new one", 3)
-        if self.initialize is not None and not self.shut_down and self._held is None:
+        if self.session.initialize is not None and not self.session.shut_down \
+                and self._held is None:
             self._held = []
             asyncio.ensure_future(self._reach())
 
@@ -365,10 +316,6 @@ class Forwarder:
 
 def _valid_id(rid: Any) -> bool:
     return isinstance(rid, (int, str)) and not isinstance(rid, bool)
-
-
-def _options(params: Any) -> Any:
-    return params.get("initializationOptions") if isinstance(params, dict) else None
 
 
 def run_forwarder(base: Config, problem: str | None) -> int:
