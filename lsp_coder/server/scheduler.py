@@ -1,4 +1,5 @@
-"""Debounce, supersede and cancel completion requests; one inference worker thread.
+"""Debounce (``debounce``), supersede and cancel completion requests; one inference worker
+thread.
 
 Every request gets an answer. A newer request for the same document supersedes an older one:
 the older one is answered at once with an empty result and its decode is aborted. A request that
@@ -24,6 +25,7 @@ from typing import Callable
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import IdleConfig
 from ..shared_types import StopReason
+from .debounce import Debounce
 from .host import EngineHost
 from .idle_runner import Ahead, IdleRunner, resolve
 from .stats import Stats
@@ -34,16 +36,6 @@ log = logging.getLogger(__name__)
 MAX_PENDING = 8
 """Requests one session may have waiting at once (each for another document); a newer one
 supersedes the oldest, so a client that floods the server holds a bounded share of it."""
-
-
-@dataclass(slots=True)
-class _DocTiming:
-    """How fast requests come for one document."""
-
-    last_request: float = 0.0
-    """When the last one came (monotonic seconds)."""
-    interval_ms: float = 1000.0
-    """The smoothed time between requests."""
 
 
 @dataclass(slots=True)
@@ -74,13 +66,11 @@ class Scheduler:
         self.host = host
         self._loading = loading
         """Done when the load of the session's model ends; None while none is under way."""
-        self._debounce_ceiling = debounce_ms
         self._idle_config = idle
         self._state: WorkerState[_Pending] = host.state
         self.idle = IdleRunner(service, stats, host.worker, host.state, idle, host.idle_turns)
         self._pending: dict[str, _Pending] = {}
-        self._timing: dict[str, _DocTiming] = {}
-        self._recent_latency_ms = 1000.0
+        self.debounce = Debounce(debounce_ms)
 
     # -- worker access --------------------------------------------------------------------------
 
@@ -125,30 +115,6 @@ class Scheduler:
 
     # -- requests -------------------------------------------------------------------------------
 
-    def debounce_s(self, uri: str) -> float:
-        """How long to wait before starting the engine for a request on ``uri``.
-
-        No wait when the client already spaces its requests (e.g. Neovim's 200 ms) or the user
-        types slowly; the full ceiling while the user types fast; half of it when answers have
-        been fast recently, since a wasted start then costs little. On a shared serving engine
-        a wasted start costs everyone: always the full ceiling.
-        """
-        ceiling = self._debounce_ceiling()
-        if ceiling > 0 and self.service.shared_engine:
-            return ceiling / 1000  # a start that is then superseded costs a shared engine
-        timing = self._timing.get(uri)
-        if ceiling <= 0 or timing is None or timing.interval_ms >= ceiling:
-            return 0.0
-        wait = ceiling / 2 if self._recent_latency_ms < 150 else ceiling
-        return wait / 1000
-
-    def _note_request(self, uri: str) -> None:
-        now = time.monotonic()
-        timing = self._timing.setdefault(uri, _DocTiming(last_request=now - 1.0))
-        interval = (now - timing.last_request) * 1000
-        timing.interval_ms = 0.6 * timing.interval_ms + 0.4 * min(interval, 2000.0)
-        timing.last_request = now
-
     async def complete(self, req: CompletionRequest, kind: str,
                        hard_budget_ms: float | None = None) -> Suggestion:
         """Answer a completion request; an empty text when superseded or cancelled.
@@ -160,7 +126,7 @@ class Scheduler:
         one).
         """
         start = time.perf_counter()
-        self._note_request(req.uri)
+        self.debounce.note_request(req.uri)
         ahead = None if req.alternatives else self.idle.prefetch_for(req)
         # A cursor job of this document is reading the prompt this request starts from: the
         # chunk it is on finishes (and stays cached) instead of being thrown away.
@@ -197,7 +163,8 @@ class Scheduler:
                 if loading is not None:
                     await asyncio.wait((pending.answer, loading),
                                        return_when=asyncio.FIRST_COMPLETED)
-                delay = 0.0 if req.invoked else self.debounce_s(req.uri)
+                delay = 0.0 if req.invoked else self.debounce.seconds(
+                    req.uri, self.service.shared_engine)
                 if delay > 0:
                     try:
                         await asyncio.wait_for(asyncio.shield(pending.answer), timeout=delay)
@@ -228,7 +195,7 @@ class Scheduler:
         suggestion.latency_ms = (time.perf_counter() - start) * 1000
         cancelled = suggestion.stop_reason == StopReason.CANCELLED
         if outcome in ("ok", "unsure") and not cancelled:
-            self._recent_latency_ms = 0.7 * self._recent_latency_ms + 0.3 * suggestion.latency_ms
+            self.debounce.note_latency(suggestion.latency_ms)
         self.stats.record(kind, text=suggestion.text, cached=False,
                           latency_ms=suggestion.latency_ms, stats=suggestion.stats,
                           outcome="cancelled" if cancelled else outcome,
@@ -327,7 +294,7 @@ class Scheduler:
     def forget(self, uri: str) -> None:
         """A document closed: answer its pending request and drop its timing and idle work."""
         self._supersede(uri)
-        self._timing.pop(uri, None)
+        self.debounce.forget(uri)
         self.idle.forget(uri)
 
     # -- where the user is ----------------------------------------------------------------------
