@@ -96,6 +96,10 @@ def test_scores_read_the_first_line():
     assert passes("scale(y, limit)", "scale", "limit")
     assert not passes("if limit: x = helpers.scale(y)", "scale", "limit")
     assert not passes("x = helpers.scale(y, self.limit)\nscale(limit)", "scale", "limit")
+    assert not passes("total = scale(y) + clamp(limit)", "scale", "limit")
+    assert passes("total = scale(clamp(y), limit) + 1", "scale", "limit")
+    assert passes("total = scale(y, [limit]", "scale", "limit")  # not closed on the line
+    assert passes("a = other(x) or scale(y, limit=limit)", "scale", "limit")
 
 
 def test_the_summary_counts_per_language_and_in_total(tmp_path):
