@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .crossfile_cases import CrossCase, Source
+from .scoring import first_line
 
 SUFFIXES = ("_v2", "_checked", "_impl", "_strict")
 """What a rename appends to the function's name (by the case's place in the list): names the
@@ -239,6 +240,24 @@ def call_end(line: str, name: str) -> tuple[int, str, bool] | None:
             return start + prev.end[1], lead, keywords
         prev = token
     return None
+
+
+def passes(suggestion: str, function: str, name: str) -> bool:
+    """The suggestion's first line calls ``function`` and names ``name`` among that call's own
+    arguments (passes it: as an argument or a keyword; not in a later call on the line, not
+    as an attribute ``x.name``)."""
+    line = first_line(suggestion)
+    tokens = list(_significant(line))
+    for i, token in enumerate(tokens[:-1]):
+        if token.string != function or tokens[i + 1].string != "(":
+            continue
+        prev = None
+        for argument, _depth in _bracketed(line[tokens[i + 1].start[1]:]):
+            if argument.type == tokenize.NAME and argument.string == name \
+                    and (prev is None or prev.string != "."):
+                return True
+            prev = argument
+    return False
 
 
 def _significant(text: str) -> Iterator[tokenize.TokenInfo]:

@@ -40,8 +40,8 @@ from .crossfile_cases import (
 from .crossfile_names import HELD_OUT_PACKAGES
 from .crossfile_report import Answer, summarize, table
 from .crossfile_sources import files
-from .recent_edit_cases import EditCase, Site, fitting, renamed, with_parameter
-from .scoring import edit_similarity, exact, passes, uses_name
+from .recent_edit_cases import EditCase, Site, fitting, passes, renamed, with_parameter
+from .scoring import edit_similarity, exact, uses_name
 
 RUNS = {"without": False, "with": True}
 """Run name -> ``context.recent_edits``."""

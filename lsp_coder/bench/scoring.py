@@ -31,31 +31,6 @@ def uses_name(suggestion: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", first_line(suggestion)) is not None
 
 
-def passes(suggestion: str, function: str, name: str) -> bool:
-    """The first line calls ``function`` and names ``name`` among that call's arguments
-    (passes it: as an argument or a keyword; not in a later call on the line)."""
-    line = first_line(suggestion)
-    named = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w])")
-    for call in re.finditer(rf"(?<![\w]){re.escape(function)}\s*\(", line):
-        if named.search(_arguments(line, call.end())):
-            return True
-    return False
-
-
-def _arguments(line: str, start: int) -> str:
-    """The text of a call's arguments from ``start`` (just after its opening parenthesis) to
-    its closing one, or to the line's end if it is not closed there."""
-    depth = 0
-    for at in range(start, len(line)):
-        if line[at] in "([{":
-            depth += 1
-        elif line[at] in ")]}":
-            if depth == 0:
-                return line[start:at]
-            depth -= 1
-    return line[start:]
-
-
 JS_KEYWORDS = frozenset("""
     break case catch class const continue debugger default delete do else export extends false
     finally for function if import in instanceof let new null of return static super switch this

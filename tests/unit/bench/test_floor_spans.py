@@ -6,7 +6,7 @@ import random
 
 from lsp_coder.bench.floor import summarize
 from lsp_coder.bench.floor_spans import cut_span, draw_spans, find_files
-from lsp_coder.bench.scoring import edit_similarity, exact, passes, uses_name
+from lsp_coder.bench.scoring import edit_similarity, exact, uses_name
 
 CODE = "".join(f"function step{i}(state) {{\n  return state.value + {i} * factor;\n}}\n"
                for i in range(60))
@@ -92,14 +92,6 @@ def test_scores_read_the_first_line():
     assert edit_similarity("", "total") == 0.0
     assert uses_name("x = helpers.scale(y)", "scale")
     assert not uses_name("x = rescale(y)\nscale", "scale")
-    assert passes("x = helpers.scale(y, limit=limit)", "scale", "limit")
-    assert passes("scale(y, limit)", "scale", "limit")
-    assert not passes("if limit: x = helpers.scale(y)", "scale", "limit")
-    assert not passes("x = helpers.scale(y, self.limit)\nscale(limit)", "scale", "limit")
-    assert not passes("total = scale(y) + clamp(limit)", "scale", "limit")
-    assert passes("total = scale(clamp(y), limit) + 1", "scale", "limit")
-    assert passes("total = scale(y, [limit]", "scale", "limit")  # not closed on the line
-    assert passes("a = other(x) or scale(y, limit=limit)", "scale", "limit")
 
 
 def test_the_summary_counts_per_language_and_in_total(tmp_path):

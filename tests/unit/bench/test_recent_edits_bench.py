@@ -15,6 +15,7 @@ from lsp_coder.bench.recent_edit_cases import (
     PARAMETERS,
     caller_names,
     fitting,
+    passes,
     rename_cases,
     renamed,
     with_parameter,
@@ -248,3 +249,15 @@ def test_local_parameter_cases_of_installed_packages_pass_a_name_the_caller_bind
         for line in edit.alternatives:  # valid Python: no place after a keyword
             ast.parse(case.text[: case.offset] + line + case.text[case.offset :])
     assert built >= 3
+
+
+def test_a_line_passes_the_parameter_only_among_the_changed_calls_arguments():
+    assert passes("x = helpers.scale(y, limit=limit)", "scale", "limit")
+    assert passes("scale(y, limit)", "scale", "limit")
+    assert not passes("if limit: x = helpers.scale(y)", "scale", "limit")
+    assert not passes("x = helpers.scale(y, self.limit)\nscale(limit)", "scale", "limit")
+    assert not passes("total = scale(y) + clamp(limit)", "scale", "limit")
+    assert passes("total = scale(clamp(y), limit) + 1", "scale", "limit")
+    assert passes("total = scale(y, [limit]", "scale", "limit")  # not closed on the line
+    assert passes("a = other(x) or scale(y, limit=limit)", "scale", "limit")
+    assert passes('f = scale(")", limit)', "scale", "limit")  # a bracket in a string
