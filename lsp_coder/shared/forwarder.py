@@ -166,12 +166,13 @@ class Forwarder:
     def _answer(self, rid: Any, result: Any = None,
                 error: tuple[int, str] | None = None) -> None:
         """Answer the editor's request ``rid`` ourselves."""
-        self.session.pending.pop(rid, None)
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
         if error is not None:
-            self._to_editor({"jsonrpc": "2.0", "id": rid,
-                             "error": {"code": error[0], "message": error[1]}})
+            answer["error"] = {"code": error[0], "message": error[1]}
         else:
-            self._to_editor({"jsonrpc": "2.0", "id": rid, "result": result})
+            answer["result"] = result
+        self.session.answered(answer)
+        self._to_editor(answer)
 
     # -- the server's side ----------------------------------------------------------------------
 
@@ -218,8 +219,6 @@ class Forwarder:
         all the same, and opened in the next server)."""
         if isinstance(message, dict) and "id" in message and "method" in message:
             method = message["method"]
-            if method == "shutdown":
-                self.session.shut_down = True
             if method in NULL_ANSWERS:
                 self._answer(message["id"])
             else:
