@@ -297,6 +297,17 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     mixed = run("bench", "crossfile", "--summarize", str(tmp_path / "stopped.json"),
                 str(tmp_path / "blank.json"))
     assert mixed.returncode == 2 and "recipes do not pool: blank, cceval" in mixed.stderr
+    # --languages given draws only the cases in those languages, from FILES too.
+    typescript = run("bench", "crossfile", str(pkg), str(web), "--recipe", "cceval",
+                     "--languages", "ts", "--cases", "2", "--sources", "in-file",
+                     "--open-pause-ms", "0", "--alone", "--model", str(tiny_qwen),
+                     "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "ts"))
+    assert typescript.returncode == 0, typescript.stderr
+    drawn = json.loads((tmp_path / "ts" / "crossfile.json").read_text())["cases"]
+    assert [c["language"] for c in drawn] == ["typescript"] * 2
+    unknown = run("bench", "crossfile", str(pkg), "--languages", "python,java",
+                  "--out", str(tmp_path / "java"))
+    assert unknown.returncode == 2 and "'java' is not one of python, js, ts" in unknown.stderr
 
 
 @pytest.mark.real_model

@@ -10,8 +10,9 @@ rests ``--open-pause-ms``, and asks for one inline completion after the blank li
 (``--recipe after-dot``: after the line typed up to the dot of ``module.name``; ``--recipe
 cceval``: CrossCodeEval's, after the line typed up to its first cross-file name).
 Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
-found on the machine (``--languages``); without FILES, ``--split`` picks the packages reported
-on or those tuned on (``crossfile_sources``).
+found on the machine (``--languages``: ``python``, ``js`` for both, ``ts`` for TypeScript
+alone; when given, only cases in those languages are drawn, from FILES too); without FILES,
+``--split`` picks the packages reported on or those tuned on (``crossfile_sources``).
 With ``--filter-model`` only cases that model gets wrong with the file alone are kept (see
 ``missed_alone``); ``--cases-from`` takes the cases of an earlier run's JSON instead (the same
 lines again, to compare a change of the code without drawing or filtering anew); ``--resume``
@@ -54,19 +55,20 @@ from .crossfile_cases import CrossCase, Source, after_module_dot, before_name, s
 from .crossfile_confidence import confidence_tables
 from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, plot, report_tables, summarize
+from .crossfile_sources import case_languages, files, resolve, split_sources
 from .crossfile_sources import cases as source_cases
-from .crossfile_sources import files, resolve, split_sources
 
 
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
     done = json.loads(args.resume.read_text()) if args.resume else None
-    languages = tuple(x.strip() for x in args.languages.split(",") if x.strip())
+    languages = case_languages(args.languages or "python")
     names = ([str(f) for f in args.files] or (earlier or done or {}).get("sources", [])
              or split_sources(args.split, languages))
     sources = {name: resolve(name) for name in names}
     drawn = how_drawn(args, earlier or done)
-    pool = [c for s in sources.values() for c in source_cases(s, drawn["first_use"])]
+    pool = [c for s in sources.values() for c in source_cases(s, drawn["first_use"])
+            if args.languages is None or c.language in languages]
     recipe = drawn["recipe"]
     if recipe == "after-dot":
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]

@@ -32,6 +32,9 @@ NODE_MODULES = ("/usr/lib/node_modules", "/usr/local/lib/node_modules",
 """Where npm packages are looked for (with each package's own ``node_modules`` one level down:
 npm's bundled dependencies)."""
 
+LANGUAGES = {"python": ("python",), "js": ("javascript", "typescript"), "ts": ("typescript",)}
+"""What each name of ``--languages`` draws: the languages of its cases."""
+
 NPM_PREFIX = "npm:"
 """How an npm package is named on the command line (``npm:express``)."""
 
@@ -79,13 +82,25 @@ def _manifests(folder: Path) -> list[Path]:
     return out
 
 
-def split_sources(split: str, languages: tuple[str, ...],
+def case_languages(names: str) -> set[str]:
+    """The languages of the cases that ``--languages`` ``names`` (comma-separated keys of
+    ``LANGUAGES``) draws; ValueError for a name it does not know."""
+    wanted: set[str] = set()
+    for name in (n.strip() for n in names.split(",") if n.strip()):
+        if name not in LANGUAGES:
+            raise ValueError(f"--languages: {name!r} is not one of {', '.join(LANGUAGES)}")
+        wanted.update(LANGUAGES[name])
+    return wanted
+
+
+def split_sources(split: str, languages: set[str],
                   roots: tuple[str, ...] = NODE_MODULES) -> list[str]:
-    """The sources of one side of the split for ``languages`` (``python``, ``js``)."""
+    """The sources of one side of the split with cases in ``languages``
+    (``case_languages``)."""
     names: list[str] = []
     if "python" in languages:
         names += PYTHON_SPLIT[split]
-    if "js" in languages:
+    if languages & {"javascript", "typescript"}:
         names += [NPM_PREFIX + n for n in npm_packages(roots) if side(n) == split]
     return names
 

@@ -41,10 +41,11 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
                         " typed up to its first cross-file name, the rest of it the answer")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
-    p.add_argument("--languages", default="python",
-                   help="comma-separated among python and js (JavaScript and TypeScript of the"
-                        " npm packages found on the machine): where the cases come from"
-                        " without FILES; --cases is per language family")
+    p.add_argument("--languages",
+                   help="comma-separated among python (the default), js (JavaScript and"
+                        " TypeScript of the npm packages found on the machine) and ts"
+                        " (TypeScript alone): where the cases come from without FILES, and"
+                        " which of FILES' cases are drawn; --cases is per language family")
     p.add_argument("--split", choices=("report", "tune"), default="report",
                    help="without FILES, the packages reported on (default) or those to tune"
                         " on: tune on some packages, report on others (see docs/benchmarks.md)")
@@ -147,7 +148,14 @@ def _crossfile(args: argparse.Namespace) -> int:
         print("\n\n".join(part for part in tables if part))
         return 0
     from ..crossfile import run_crossfile
+    from ..crossfile_sources import case_languages
     from ..options import SCORED_LINE, server_options
+
+    try:
+        case_languages(args.languages or "python")
+    except ValueError as exc:
+        print(f"bench crossfile: {exc}", file=sys.stderr)
+        return 2
 
     if args.filter_model == "draft":
         from ...model_files import DEFAULT_DRAFT, ensure_embedded

@@ -13,6 +13,7 @@ from lsp_coder.bench.crossfile_cases import CrossCase, before_name, make_workspa
 from lsp_coder.bench.crossfile_draw import select_by_family, spread
 from lsp_coder.bench.crossfile_sources import (
     NPM_PREFIX,
+    case_languages,
     cases,
     npm_packages,
     oracle,
@@ -174,13 +175,23 @@ def test_npm_packages_are_found_with_their_bundled_ones_and_split_by_name(tmp_pa
     assert found["dep"] == modules / "calc" / "node_modules" / "dep"
     assert side("calc") == side("calc") and {side(n) for n in ("a", "b", "c", "d", "e")} == {
         "report", "tune"}
-    both = split_sources("report", ("js",), roots) + split_sources("tune", ("js",), roots)
+    js, ts, python = case_languages("js"), case_languages("ts"), case_languages("python")
+    both = split_sources("report", js, roots) + split_sources("tune", js, roots)
     assert sorted(both) == [NPM_PREFIX + n for n in sorted(found)]
-    assert split_sources("report", ("python",), roots)[0] == "asyncio"
+    assert split_sources("report", ts, roots) == split_sources("report", js, roots)
+    assert split_sources("report", python, roots)[0] == "asyncio"
+    assert not any(n.startswith(NPM_PREFIX) for n in split_sources("report", python, roots))
     source = resolve("npm:@team/shapes", roots)
     assert source.place == Path("@team/shapes")
     with pytest.raises(ValueError):
         resolve("npm:nothing", roots)
+
+
+def test_languages_name_the_languages_of_the_cases_drawn():
+    assert case_languages("python, js") == {"python", "javascript", "typescript"}
+    assert case_languages("ts") == {"typescript"}
+    with pytest.raises(ValueError, match="'java' is not one of python, js, ts"):
+        case_languages("python,java")
 
 
 def test_cases_are_drawn_per_family_of_languages(tmp_path):
