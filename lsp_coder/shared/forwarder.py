@@ -299,10 +299,12 @@ class Forwarder:
         self.asked.clear()
         for rid, method in list(self.session.pending.items()):
             self._unserved({"jsonrpc": "2.0", "id": rid, "method": method})
+        if self.session.shut_down:  # the server ends a session after its exit: expected
+            log.debug("the shared server closed the session after its shutdown")
+            return
         log.warning("the shared server went away; reaching a new one")
         self._tell("lsp-coder: the shared server stopped; starting a new one", 3)
-        if self.session.initialize is not None and not self.session.shut_down \
-                and self._held is None:
+        if self.session.initialize is not None and self._held is None:
             self._held = []
             asyncio.ensure_future(self._reach())
 

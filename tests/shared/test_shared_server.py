@@ -168,6 +168,21 @@ def test_a_killed_server_is_replaced_and_the_editor_goes_on(editors, tiny_qwen):
     assert "result" in a.call("shutdown")
 
 
+def test_a_server_gone_after_shutdown_is_no_news_and_not_replaced(editors, tiny_qwen):
+    a = editors()
+    a.initialize(tiny_options(tiny_qwen))
+    assert a.wait_for_model()["model_loaded"]
+    (server,) = daemon_pids(editors.env)
+    assert "result" in a.call("shutdown")
+    os.kill(server, signal.SIGKILL)
+    assert wait_until(lambda: pid_gone(server), 30)
+    a.notify("exit")
+    assert a.proc.wait(10) == 0 and a.stdout_closed.wait(10)
+    assert not [n for n in a.notifications if "starting a new one" in str(n)], a.notifications
+    assert not [line for line in a.stderr if "went away" in line], a.stderr
+    assert daemon_pids(editors.env) == []
+
+
 def test_a_client_that_stops_reading_is_dropped_and_others_go_on(editors, tiny_qwen):
     a = editors()
     a.initialize(tiny_options(tiny_qwen))
