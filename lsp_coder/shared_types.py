@@ -216,9 +216,6 @@ class FimQuery:
     stop_between_chunks: Callable[[], bool] = lambda: False
     """Idle prefill: once true, stop after the running chunk (which stays cached), where
     ``cancelled`` aborts it."""
-    on_reading: Callable[[float], None] | None = None
-    """Idle prefill: told, before it reads, how long reading what the cache lacks of its
-    prompt should take (ms, at the measured prefill speed)."""
 
     @property
     def parts(self) -> PromptParts:

@@ -110,9 +110,6 @@ class LocalBackend:
         suffix = engine.template.suffix
         if part == "shared" and suffix >= 0 and suffix in tokens:
             tokens = tokens[: tokens.index(suffix)]
-        if query.on_reading is not None:
-            query.on_reading((len(tokens) - engine.cached_prefix(tokens))
-                             * engine.prefill_token_ms)
         result = engine.prefill(tokens, query.cancelled, query.stop_between_chunks, in_view,
                                 query.uri or None)
         return replace(result, short_prompt=short) if short else result

@@ -249,7 +249,6 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
     out["evaluated_by_kind"] = {kind: sum(k.evaluated_tokens for k in engine if k.kind == kind)
                                 for kind in ("open", "enter", "accept", "mid")}
     out["prefetches_taken"] = run.totals.get("prefetches_taken", 0)
-    out["prefetches_passed"] = run.totals.get("prefetches_passed", 0)
     out["keys_raw"] = [[k.kind, round(k.latency_ms, 1), k.cached, k.prompt_tokens,
                         k.evaluated_tokens, k.pressed] for k in run.keys]
     out["accepted_chars"] = run.accepted_chars
@@ -282,7 +281,6 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
                             ("answers hidden as unsure", "unsure", "{:.0f}"),
                             ("answers from a short cold prompt", "short_prompts", "{:.0f}"),
                             ("answers from a running prefetch", "prefetches_taken", "{:.0f}"),
-                            ("  prefetches not waited for", "prefetches_passed", "{:.0f}"),
                             ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),
                             ("  of them reused by a request", "idle_used", "{:.0f}"),
                             ("requests that stopped idle work", "idle_preempted", "{:.0f}"),

@@ -50,8 +50,8 @@ class IdleWork:
         return NextPrompt("full", nxt.uri, nxt.path, nxt.base, nxt.offset)
 
     def prefill(self, nxt: NextPrompt, state: tuple[str, int], cancelled: Callable[[], bool],
-                stop: Callable[[], bool] = lambda: False, in_view: bool = False,
-                reading: Callable[[float], None] | None = None) -> PrefillResult | None:
+                stop: Callable[[], bool] = lambda: False,
+                in_view: bool = False) -> PrefillResult | None:
         """Make the backend hold the prompt of ``nxt`` (worker thread; idle priority).
 
         ``state`` is ``nxt.state()`` (a copy of the document: the caller builds it once). A
@@ -62,8 +62,7 @@ class IdleWork:
         the one it will read once this prefill is done (``PromptPart``'s ``branch``).
         ``in_view``: the document the user is in now (see ``Backend.prefill``). Stops within
         one ubatch once ``cancelled`` is true, after the running chunk once ``stop`` is.
-        ``reading`` is told how long the read should take, before it starts (``FimQuery``'s
-        ``on_reading``). None when there is no model or the backend cannot prefill.
+        None when there is no model or the backend cannot prefill.
         """
         backend = self.backend
         if backend is None or self._refused(nxt.uri, record=False):
@@ -71,8 +70,7 @@ class IdleWork:
         self.lifecycle.use(self.config)
         text, offset = state
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
-        query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop,
-                            on_reading=reading)
+        query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
         parts: dict[str, PromptPart] = {"window": "shared", "full": "full", "enter": "branch",
                                         "accept": "branch",
                                         "cursor": self.config.idle.cursor_prompt}

@@ -3,9 +3,8 @@ time, when no request is pending or running and the user has paused for ``idle.s
 
 A request stops the running job within one ubatch (or after its chunk, when it will read what the
 chunk holds), except a request for exactly the state a prefetch is generating: that one takes
-the prefetch's answer (``Ahead``), unless the prefetch's prompt would take longer to read than
-a short prompt may (``prefetch_for``). What to queue is ``idle_plan``'s; this module keeps the
-queue, the running job and the finished prefetches, all on the event loop.
+the prefetch's answer (``Ahead``). What to queue is ``idle_plan``'s; this module keeps the queue,
+the running job and the finished prefetches, all on the event loop.
 """
 
 from __future__ import annotations
@@ -54,19 +53,12 @@ class Ahead:
     """The complete lines it had when the inline budget ran out, if that came first."""
     taker: Any = None
     """The request waiting on it (the scheduler's pending request), if one is."""
-    prefill_ends: float = 0.0
-    """When its prompt should be read (``time.monotonic()``); 0 before the read's length is
-    known and once the read is over."""
 
     def matches(self, req: CompletionRequest) -> bool:
         """Whether ``req`` asks for exactly this state and the job has (or may still get) an
         answer for it."""
         return (req.uri == self.uri and req.offset == self.offset and self.answered() is not False
                 and self.text is not None and req.text == self.text)
-
-    def reading_left(self) -> float:
-        """Seconds its prompt should still take to read (0 once it generates)."""
-        return max(0.0, self.prefill_ends - time.monotonic()) if self.prefill_ends else 0.0
 
     def answered(self) -> bool | None:
         """None while the job runs; then whether it generated a suggestion (an empty one
@@ -116,23 +108,9 @@ class IdleRunner:
         return self._token is not None
 
     def prefetch_for(self, req: CompletionRequest) -> Ahead | None:
-        """The running or a finished prefetch of exactly ``req``'s state, if any; not one
-        still reading a prompt for longer than ``idle.cold_prompt_ms`` while short prompts
-        are on: a branch may read a richer prompt than a request there would (the section),
-        and the request answers sooner from its own (``ColdPrompts``)."""
-        config = self._config()
-        short_prompts = config.cold_prompt_ms > 0 and config.cold_prompt_tokens > 0
-        for ahead in (self.ahead, *reversed(self.prefetched)):
-            if ahead is None or not ahead.matches(req):
-                continue
-            left = ahead.reading_left()
-            if short_prompts and left * 1000 > config.cold_prompt_ms:
-                log.debug("not waiting for the prefetch of the request's state: %.0f ms of"
-                          " its prompt left to read", left * 1000)
-                self.stats.count("prefetches_passed")
-                continue
-            return ahead
-        return None
+        """The running or a finished prefetch of exactly ``req``'s state, if any."""
+        return next((a for a in (self.ahead, *reversed(self.prefetched))
+                     if a is not None and a.matches(req)), None)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -257,13 +235,6 @@ class IdleRunner:
             assert ahead is not None
             loop.call_soon_threadsafe(ahead.answer_early, suggestion)
 
-        def reading_ends(at: float) -> None:
-            assert ahead is not None
-            ahead.prefill_ends = at
-
-        def reading(ms: float) -> None:
-            loop.call_soon_threadsafe(reading_ends, time.monotonic() + ms / 1000)
-
         def job() -> None:
             nonlocal read_short
             made = None
@@ -271,10 +242,7 @@ class IdleRunner:
                 state = nxt.state()
                 if ahead is not None:
                     loop.call_soon_threadsafe(publish, *state)
-                result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view,
-                                              reading if ahead is not None else None)
-                if ahead is not None:
-                    loop.call_soon_threadsafe(reading_ends, 0.0)
+                result = self.service.prefill(nxt, state, token.is_set, soon.is_set, in_view)
                 ready = result is not None and result.outcome in ("done", "cached")
                 read_short = ready and nxt.kind in ("cursor", "full") and result.short_prompt
                 if result is not None:

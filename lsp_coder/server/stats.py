@@ -24,7 +24,6 @@ class Stats:
             "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
             "unsure": 0, "short_prompts": 0, "empty": 0, "shown": 0, "accepted": 0,
             "draft_proposed": 0, "draft_accepted": 0, "prefetches_taken": 0,
-            "prefetches_passed": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
             "idle": {"jobs": 0, "evaluated_tokens": 0, "prefill_ms": 0.0, "preempted": 0,
                      "preempt_wait_ubatches_max": 0, "outcomes": {}, "kinds": {},

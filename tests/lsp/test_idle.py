@@ -217,36 +217,6 @@ async def test_a_request_for_the_state_being_prefetched_takes_the_prefetch_answe
     assert [i.insert_text for i in taken.items] == [i.insert_text for i in fresh.items]
 
 
-async def test_a_request_does_not_wait_for_a_prefetch_still_reading_a_long_prompt(tiny_qwen):
-    # Enter moves the finished line above the text below the cursor, so the Enter branch reads
-    # that text again; with idle.cold_prompt_ms = 1 that read takes longer than a request may
-    # wait for a prompt, so Enter, sent while it reads, reads its own (a few tries catch the
-    # read running; with the default 1,500 ms the test above takes the prefetch).
-    client = await start(tiny_qwen, {"prefetch": True, "cold_prompt_ms": 1,
-                                     "cold_prompt_tokens": 2048},
-                         {"max_tokens": 16, "suffix_tokens": 1536}, speculative=False)
-    try:
-        passed = 0
-        for attempt in range(40):
-            uri = f"file:///tmp/passed{attempt}.py"
-            head = f"# {attempt}\nclass Queue:\n    def put(self, item):"
-            open_doc(client, uri, head + "\n" + BODY * 2)
-            await inline(client, uri, end_position(head))
-            insert(client, uri, 2, end_position(head), "\n        ")
-            second = await inline(client, uri, end_position(head + "\n        "))
-            assert isinstance(second, types.InlineCompletionList)
-            entry = (await server_stats(client))["recent"][-1]
-            now = (await idle_totals(client))["prefetches_passed"]
-            # (a finished prefetch of the same state, if idle work had one, is taken)
-            if now > passed and not entry["prefetch_taken"]:
-                break
-            passed = now
-        assert now > passed and not entry["prefetch_taken"], (now, entry)
-        assert entry["outcome"] == "ok" and not entry["cached"], entry
-    finally:
-        await stop(client)
-
-
 async def test_a_cold_document_gets_a_short_prompt_first_and_idle_work_fills_the_full_one(
         tiny_qwen):
     # 20 ms: the tiny model (about 0.6 ms a token here) cannot read the cold ~1,000-token
