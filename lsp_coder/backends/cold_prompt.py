@@ -26,9 +26,9 @@ A request reads the full prompt when its uncached part can be read within
 ``idle.cold_prompt_ms`` at the measured prefill speed or costs little more than a short
 one's (``FULL_FOR_MORE``); else the short one with the front when the cache holds that front,
 else the richer short one readable in time, else the one with the least left to read. Idle
-work reads richer ones: an Enter or accept branch the short prompt with the section
-(``choose(with_section=)``), a ``full`` job that one (without the front), then the full prompt
-(``step_up``). So the first answer in a file just
+work reads richer ones: an Enter or accept branch the short prompt with the section when what
+that adds can be read within ``idle.cold_prompt_ms`` (``choose(with_section=)``), a ``full``
+job that one (without the front), then the full prompt (``step_up``). So the first answer in a file just
 opened comes as soon as without other files, and the section joins the answers once idle work
 has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
 """
@@ -69,9 +69,10 @@ class ColdPrompts:
                with_section: bool = False) -> Prompt | None:
         """The short prompt a request for ``query`` reads instead of ``full``, or None (the
         full one): see the module's docstring. Only with idle work on, which fills the
-        richer prompts afterwards. ``with_section``: the short prompt with the section even
-        when the cache lacks it (what idle work reads for a branch the user has not reached:
-        that prefill reads it)."""
+        richer prompts afterwards. ``with_section``: the short prompt with the section when
+        what it lacks more than the one without can be read within ``idle.cold_prompt_ms``
+        (what idle work reads for a branch the user has not reached yet: a request that
+        reaches it while it is read waits for it)."""
         options = self._options(query, config, full)
         if options is None:
             return None
@@ -80,11 +81,14 @@ class ColdPrompts:
         head = config.idle.cold_context_tokens
         windows = self._windows
         short, short_new = windows.short(short_query, config, head, start, len(full.tokens))
-        with_section = with_section or config.idle.cold_context_first
         sectioned = bool(query.parts.extra and head)
-        if sectioned and not with_section and not self._readable(short_new, limit_ms):
+        if sectioned and not config.idle.cold_context_first \
+                and not self._readable(short_new, limit_ms):
             bare, bare_new = windows.short(short_query, config, 0, start, len(full.tokens))
-            if bare_new < short_new:
+            # A branch reads the section only when that costs little more: a request that
+            # reaches the branch's state while it is read waits for it.
+            if bare_new < short_new and not (
+                    with_section and self._readable(short_new - bare_new, limit_ms)):
                 short, short_new, sectioned = bare, bare_new, False
         if config.idle.cold_prompt_front and full.above_at >= 0:
             fronted = self._fronted(query.uri, short_query, config, full,
