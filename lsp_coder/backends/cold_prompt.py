@@ -28,9 +28,9 @@ one's (``FULL_FOR_MORE``); else the short one with the front when the cache hold
 else the richer short one readable in time, else the one with the least left to read. Idle
 work reads richer ones: an Enter or accept branch the short prompt with the section when what
 that adds can be read within ``idle.cold_prompt_ms`` (``choose(with_section=)``), a ``full``
-job that one (without the front), then the full prompt (``step_up``). So the first answer in a file just
-opened comes as soon as without other files, and the section joins the answers once idle work
-has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
+job that one (without the front), then the full prompt (``step_up``). So the first answer in a
+file just opened comes as soon as without other files, and the section joins the answers once
+idle work has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
 """
 
 from __future__ import annotations
