@@ -62,7 +62,7 @@ from .crossfile_sources import cases as source_cases
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
     done = json.loads(args.resume.read_text()) if args.resume else None
-    languages = case_languages(args.languages or "python")
+    languages = args.languages or case_languages("python")
     names = ([str(f) for f in args.files] or (earlier or done or {}).get("sources", [])
              or split_sources(args.split, languages))
     sources = {name: resolve(name) for name in names}

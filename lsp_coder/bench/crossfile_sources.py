@@ -88,7 +88,7 @@ def case_languages(names: str) -> set[str]:
     wanted: set[str] = set()
     for name in (n.strip() for n in names.split(",") if n.strip()):
         if name not in LANGUAGES:
-            raise ValueError(f"--languages: {name!r} is not one of {', '.join(LANGUAGES)}")
+            raise ValueError(f"{name!r} is not one of {', '.join(LANGUAGES)}")
         wanted.update(LANGUAGES[name])
     return wanted
 

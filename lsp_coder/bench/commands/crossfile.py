@@ -41,7 +41,7 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
                         " typed up to its first cross-file name, the rest of it the answer")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
-    p.add_argument("--languages",
+    p.add_argument("--languages", type=_languages,
                    help="comma-separated among python (the default), js (JavaScript and"
                         " TypeScript of the npm packages found on the machine) and ts"
                         " (TypeScript alone): where the cases come from without FILES, and"
@@ -125,6 +125,16 @@ def add_first(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_first)
 
 
+def _languages(text: str) -> set[str]:
+    """``--languages``: the languages of the cases it draws (``case_languages``)."""
+    from ..crossfile_sources import case_languages
+
+    try:
+        return case_languages(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _crossfile(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -148,14 +158,7 @@ def _crossfile(args: argparse.Namespace) -> int:
         print("\n\n".join(part for part in tables if part))
         return 0
     from ..crossfile import run_crossfile
-    from ..crossfile_sources import case_languages
     from ..options import SCORED_LINE, server_options
-
-    try:
-        case_languages(args.languages or "python")
-    except ValueError as exc:
-        print(f"bench crossfile: {exc}", file=sys.stderr)
-        return 2
 
     if args.filter_model == "draft":
         from ...model_files import DEFAULT_DRAFT, ensure_embedded
