@@ -29,6 +29,10 @@ SKIPPED_PARTS = ("node_modules", "dist", "umd", "min", "browser", "esm", "cjs", 
 """Folders of other packages or of builds that repeat the sources (an ``esm`` next to a
 ``cjs`` copy of the same code would put each line in twice)."""
 
+COPY_CONTEXT_LINES = 3
+"""A case whose line and this many lines above it another file of the package holds too is a
+copy of that file's case (``copies_left_out``)."""
+
 FUNCTIONS = frozenset({"function_declaration", "function_expression", "function",
                        "arrow_function", "method_definition", "generator_function_declaration",
                        "generator_function"})
@@ -62,13 +66,37 @@ def language(path: Path) -> str:
 
 
 def source_cases(source: Source, first_use: bool = False) -> list[CrossCase]:
-    """Every case of a package, in path and line order."""
+    """Every case of a package, in path and line order, each line of code once
+    (``copies_left_out``)."""
     paths = files(source.folder)
     known = set(paths)
     out = []
     for path in paths:
         out.extend(file_cases(source, path, known, first_use))
-    return out
+    return copies_left_out(out)
+
+
+def copies_left_out(cases: list[CrossCase]) -> list[CrossCase]:
+    """``cases`` less the copies of a file's lines in a build of it: a file of the same name
+    elsewhere in the package with the same line and ``COPY_CONTEXT_LINES`` lines above it
+    (``editions`` ships ``edition-deno/index.ts`` beside ``source/index.ts``, ``msal-common``
+    ``dist-browser/client/X.mjs`` beside ``src/client/X.ts``). The file with the shortest path
+    keeps its case (``source/`` before ``edition-deno/``). A line written twice in one file,
+    or in two files of other names, is two cases: code a package repeats, not a copy."""
+    first_file: dict[tuple[str, ...], str] = {}
+    chosen = set()
+    for case in sorted(cases, key=lambda c: (len(c.path), c.path, c.line)):
+        if first_file.setdefault(_copy_key(case), case.path) == case.path:
+            chosen.add(case)
+    return [case for case in cases if case in chosen]
+
+
+def _copy_key(case: CrossCase) -> tuple[str, ...]:
+    """The case's file name without its suffix, the lines above it up to its cursor without
+    indentation, and its answer."""
+    head = case.text[: case.offset].rsplit("\n", COPY_CONTEXT_LINES + 1)[1:]
+    name = case.path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return (name, *(line.strip() for line in head), case.expected)
 
 
 def file_cases(source: Source, path: Path, known: set[Path],
