@@ -16,8 +16,9 @@ from .fim_template import FimTemplate
 from .generate_request import GenerateRequest, GenerateResult
 from .generator import Generator
 from .greedy_memory import GreedyMemory
-from .llama import Model, ModelLoadError, ModelParams, build_has_amx
+from .llama import Model, ModelLoadError, ModelParams
 from .llama_context import Context, ContextParams
+from .llama_system import build_has_amx
 from .prefill import prefill
 from .prefix_cache.manager import PrefixCache
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch

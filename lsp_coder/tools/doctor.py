@@ -10,7 +10,7 @@ import sys
 from ..backends.local_prompt import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
-from ..engine.llama import build_has_amx, gpu_offload_supported, system_info
+from ..engine.llama_system import build_has_amx, gpu_offload_supported, system_info
 from .doctor_fit import fit_report
 from .progress_bar import load_with_bar
 

@@ -50,7 +50,7 @@ def recommend(machine: Machine, n_ctx: int) -> tuple[Preset | None, str]:
 def this_machine(gpu_build: bool) -> Machine:
     import psutil
 
-    from ..engine.llama import devices
+    from ..engine.llama_system import devices
 
     ram = psutil.virtual_memory().available
     gpus = [d for d in devices() if d.gpu] if gpu_build else []

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lsp_coder.engine.llama import build_has_amx
+from lsp_coder.engine.llama_system import build_has_amx
 from lsp_coder.model_files import cache_dir
 from tests.conftest import require_or_skip
 

@@ -12,7 +12,7 @@ import runpy
 
 import llama_cpp.llama_cpp as bindings
 
-from lsp_coder.engine.llama import build_has_amx
+from lsp_coder.engine.llama_system import build_has_amx
 
 if build_has_amx():
     default_params = bindings.llama_model_default_params

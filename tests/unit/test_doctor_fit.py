@@ -5,7 +5,7 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from lsp_coder.engine.llama import devices, gpu_offload_supported
+from lsp_coder.engine.llama_system import devices, gpu_offload_supported
 from lsp_coder.tools.doctor_fit import Machine, fit_report, needed_bytes, recommend
 
 GB = 1_000_000_000
