@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import bisect
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from ..shared_types import RequestStats, StopReason
 from .costs import BatchCosts, DrafterRecord
+from .decode_run import DecodeRun, emit_text, first_line_tokens, output_text
 from .generate_request import GenerateRequest, GenerateResult
 from .greedy_memory import GreedyMemory
 from .healing import choose, spelled
@@ -31,38 +30,6 @@ NEAR_TIE_LOGIT_GAP = 0.05
 
 DEFAULT_BATCH_MS = {1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0}
 """Verification batch costs assumed when none were calibrated (tests)."""
-
-
-@dataclass(slots=True)
-class _Run:
-    """One request on its way through the decode loop."""
-
-    req: GenerateRequest
-    """The request."""
-    stats: RequestStats
-    """Filled in as it goes."""
-    rng: np.random.Generator
-    """The sampler's generator (seeded by ``req.seed``)."""
-    heal: bytes
-    """The healing text the next picks must still spell."""
-    out: list[int] = field(default_factory=list)
-    """The tokens emitted so far."""
-    probs: list[float | None] = field(default_factory=list)
-    """The model's probability of each token of ``out`` when picked (None: not known)."""
-    next_token: int = -1
-    """The target's pick after ``out``, not emitted yet."""
-    next_prob: float | None = None
-    """The model's probability of ``next_token``."""
-    constrained: bool = False
-    """Whether ``next_token`` was picked under the healing constraint."""
-    constrained_until: int = 0
-    """The tokens of ``out`` before this were picked under the healing constraint."""
-    seq: int = -1
-    """The target sequence that holds ``prompt + out`` (less the last token of ``out``)."""
-
-    @property
-    def history(self) -> list[int]:
-        return self.req.prompt + self.out
 
 
 def _ms_since(start: float) -> float:
@@ -94,8 +61,8 @@ class Generator:
 
     def generate(self, req: GenerateRequest) -> GenerateResult:
         """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
-        run = _Run(req, RequestStats(prompt_tokens=len(req.prompt)),
-                   np.random.default_rng(req.seed), req.heal.encode("utf-8"))
+        run = DecodeRun(req, RequestStats(prompt_tokens=len(req.prompt)),
+                        np.random.default_rng(req.seed), req.heal.encode("utf-8"))
         self.ctx.cancel_check = req.cancelled
         try:
             if self._may_recall(req):
@@ -115,7 +82,7 @@ class Generator:
         return (req.temperature <= 0 and req.speculative and self.use_memory
                 and self.memory is not None)
 
-    def _recall(self, run: _Run) -> StopReason | None:
+    def _recall(self, run: DecodeRun) -> StopReason | None:
         """Take the remembered greedy continuation of the prompt into ``run.out``.
 
         Returns why the request ended within it, or None if it goes on. A remembered token is
@@ -128,7 +95,7 @@ class Generator:
         run.stats.decode_ms = _ms_since(start)
         return reason
 
-    def _take_remembered(self, run: _Run) -> StopReason | None:
+    def _take_remembered(self, run: DecodeRun) -> StopReason | None:
         req = run.req
         tokens, probs = self.memory.recall(req.prompt) if self.memory else ([], [])
         for token, prob in zip(tokens, probs):
@@ -143,13 +110,13 @@ class Generator:
                 run.heal = rest
             run.out.append(token)
             run.probs.append(prob)
-            if self._emit(run):
+            if emit_text(self.model, run):
                 return StopReason.STOP_RULE
         if run.out and len(run.out) >= req.max_tokens:
             return StopReason.MAX_TOKENS
         return None
 
-    def _decode(self, run: _Run) -> StopReason:
+    def _decode(self, run: DecodeRun) -> StopReason:
         """Prefill, then one step after another until a stop."""
         start = time.perf_counter()
         decode_start: float | None = None
@@ -175,7 +142,7 @@ class Generator:
             if decode_start is not None:
                 run.stats.decode_ms += _ms_since(decode_start)
 
-    def _prefill(self, run: _Run, start: float) -> None:
+    def _prefill(self, run: DecodeRun, start: float) -> None:
         """Evaluate what the prefix cache does not hold of the history; pick the first token."""
         history = run.history
         stats = run.stats
@@ -195,7 +162,7 @@ class Generator:
         for drafter in self.drafters:
             drafter.begin(run.req.prompt, run.req.hint, run.req.corpus)
 
-    def _emit_next(self, run: _Run) -> StopReason | None:
+    def _emit_next(self, run: DecodeRun) -> StopReason | None:
         """Append the pending pick to the output, unless the request ends before it."""
         if run.req.cancelled():
             return StopReason.CANCELLED
@@ -207,20 +174,20 @@ class Generator:
         run.probs.append(run.next_prob)
         if run.constrained:
             run.constrained_until = len(run.out)
-        if self._emit(run):
+        if emit_text(self.model, run):
             return StopReason.STOP_RULE
         if len(run.out) >= run.req.max_tokens:
             return StopReason.MAX_TOKENS
         return None
 
-    def _plain_step(self, run: _Run, step_start: float) -> None:
+    def _plain_step(self, run: DecodeRun, step_start: float) -> None:
         """Evaluate the last token alone and pick the next."""
         self.cache.extend(run.seq, run.out[-1:], n_logits=1, idle=run.req.idle)
         self.costs.observe(1, _ms_since(step_start))
         self._pick(run, self.ctx.logits(0))
         run.stats.decode_steps += 1
 
-    def _verify_step(self, run: _Run, name: str, draft: Draft,
+    def _verify_step(self, run: DecodeRun, name: str, draft: Draft,
                      step_start: float) -> StopReason | None:
         """One verification of a draft; returns STOP_RULE if the accepted text ends the request."""
         req = run.req
@@ -250,11 +217,11 @@ class Generator:
         run.probs.extend(probs)
         for drafter in self.drafters:
             drafter.accepted(run.history)
-        if accepted and self._emit(run):
+        if accepted and emit_text(self.model, run):
             return StopReason.STOP_RULE
         return None
 
-    def _remember(self, run: _Run, reason: StopReason) -> None:
+    def _remember(self, run: DecodeRun, reason: StopReason) -> None:
         """Keep the greedy picks (and the end token, if one was picked freely)."""
         if run.req.temperature > 0 or self.memory is None:
             return
@@ -263,7 +230,7 @@ class Generator:
         self.memory.remember(run.history + ended, len(run.req.prompt) + run.constrained_until,
                              probs)
 
-    def _finish(self, run: _Run, reason: StopReason) -> GenerateResult:
+    def _finish(self, run: DecodeRun, reason: StopReason) -> GenerateResult:
         req, out, stats = run.req, run.out, run.stats
         stats.generated_tokens = len(out)
         log.debug("generate: prompt %d reused %d hint %d -> %d tokens (%d known, %s) in %.0f ms"
@@ -271,35 +238,21 @@ class Generator:
                   stats.reused_tokens, len(req.hint), len(out), stats.known_tokens, reason.value,
                   stats.prefill_ms, stats.decode_ms, stats.decode_steps, stats.draft_accepted,
                   stats.draft_proposed)
-        text = self._text(out, req)
+        text = output_text(self.model, out, req)
         cut = req.stop(text) if req.stop is not None else None
         stats.token_probs = [None if p is None else round(p, 4) for p in run.probs]
-        stats.first_line_tokens = self._first_line_tokens(out, req)
+        stats.first_line_tokens = first_line_tokens(self.model, out, req)
         return GenerateResult(text if cut is None else text[:cut], out, reason, stats)
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _pick(self, run: _Run, logits: np.ndarray) -> None:
+    def _pick(self, run: DecodeRun, logits: np.ndarray) -> None:
         """Pick the next token under what is left of the healing text (``healing.choose``)."""
         chosen = choose(self.model, logits, run.heal, run.req.temperature, run.rng)
         run.next_token, run.heal = chosen.token, chosen.rest
         run.constrained, run.next_prob = chosen.constrained, chosen.prob
 
-    def _first_line_tokens(self, out: list[int], req: GenerateRequest) -> int:
-        """The tokens of ``out`` up to the one that starts its text's second line (all of
-        them for one line), found by bisection: a longer prefix's text holds a shorter one's
-        line breaks (the healing text cut from its front comes from the cursor's line, so it
-        holds none)."""
-        second_line = bisect.bisect_left(
-            range(1, len(out) + 1), True,
-            key=lambda n: "\n" in self._text(out[:n], req).lstrip())
-        return min(second_line + 1, len(out))
-
-    def _text(self, out: list[int], req: GenerateRequest) -> str:
-        text = self.model.detokenize(out)
-        return text[len(req.heal) :] if req.heal and text.startswith(req.heal) else text
-
-    def _draft(self, run: _Run) -> tuple[str, Draft] | None:
+    def _draft(self, run: DecodeRun) -> tuple[str, Draft] | None:
         """The first drafter, cheapest first, whose draft is worth verifying now."""
         req, n_out, history = run.req, len(run.out), run.history
         limit = min(req.max_tokens - n_out, self.ctx.n_ubatch - 1)
@@ -325,17 +278,6 @@ class Generator:
         self.records[name].record(proposed, accepted, draft_ms, step_ms)
         stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
         stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
-
-    def _emit(self, run: _Run) -> bool:
-        """Tell ``on_text`` the text so far (cut by the stop rule); whether the rule cut it."""
-        req = run.req
-        text = self._text(run.out, req)
-        cut = req.stop(text) if req.stop is not None else None
-        if cut is not None:
-            text = text[:cut]
-        if req.on_text is not None:
-            req.on_text(text)
-        return cut is not None
 
 
 def _count_near_ties(rows: list[np.ndarray]) -> int:
