@@ -17,16 +17,13 @@ from .healing import choose, spelled
 from .llama import DecodeAborted, Model
 from .llama_context import Context
 from .prefix_cache.manager import PrefixCache
-from .sampling import probability, verify
+from .sampling import count_near_ties, probability, verify
 from .speculative import Draft, Drafter
 
 log = logging.getLogger(__name__)
 
 FREE_CATCHUP_TOKENS = 32
 """Context a drafter may read before drafting without weighing its cost (a few keystrokes)."""
-
-NEAR_TIE_LOGIT_GAP = 0.05
-"""Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
 
 DEFAULT_BATCH_MS = {1: 40.0, 2: 60.0, 4: 100.0, 8: 200.0, 16: 300.0}
 """Verification batch costs assumed when none were calibrated (tests)."""
@@ -199,7 +196,7 @@ class Generator:
         rows = [self.ctx.logits(i) for i in range(n_rows)]
         # Accept the agreeing prefix; the target's own token follows it.
         verdict = verify(rows, draft.tokens, req.temperature, run.rng)
-        run.stats.near_ties += _count_near_ties(rows[: verdict.accepted + 1])
+        run.stats.near_ties += count_near_ties(rows[: verdict.accepted + 1])
         accepted = draft.tokens[: verdict.accepted]
         probs = [probability(rows[i], token) for i, token in enumerate(accepted)]
         # Remove the rejected tail from the KV.
@@ -278,12 +275,3 @@ class Generator:
         self.records[name].record(proposed, accepted, draft_ms, step_ms)
         stats.draft_proposed[name] = stats.draft_proposed.get(name, 0) + proposed
         stats.draft_accepted[name] = stats.draft_accepted.get(name, 0) + accepted
-
-
-def _count_near_ties(rows: list[np.ndarray]) -> int:
-    ties = 0
-    for row in rows:
-        top2 = np.partition(row, -2)[-2:]
-        if abs(float(top2[1] - top2[0])) < NEAR_TIE_LOGIT_GAP:
-            ties += 1
-    return ties

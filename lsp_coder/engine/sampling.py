@@ -1,4 +1,5 @@
-"""Choosing tokens from logits, and the speculative acceptance rule.
+"""Choosing tokens from logits, the speculative acceptance rule, and counting near ties (choices
+that batch numerics may flip).
 
 Greedy (temperature 0): accept a draft token while it equals the target's argmax, then emit the
 target's argmax at the first mismatch. Sampled: speculative rejection sampling against the
@@ -13,6 +14,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+
+NEAR_TIE_LOGIT_GAP = 0.05
+"""Logit gap under which batch numerics may flip a greedy choice (recorded, not hidden)."""
 
 
 def softmax(logits: np.ndarray, temperature: float) -> np.ndarray:
@@ -85,3 +89,12 @@ def verify(rows: Sequence[np.ndarray], draft: Sequence[int], temperature: float,
             return Verdict(i, int(rng.choice(len(p), p=p)))
         return Verdict(i, int(rng.choice(len(p), p=residual / total)))
     return Verdict(len(draft), pick(rows[-1], temperature, rng))
+
+
+def count_near_ties(rows: list[np.ndarray]) -> int:
+    ties = 0
+    for row in rows:
+        top2 = np.partition(row, -2)[-2:]
+        if abs(float(top2[1] - top2[0])) < NEAR_TIE_LOGIT_GAP:
+            ties += 1
+    return ties
