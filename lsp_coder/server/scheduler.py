@@ -10,16 +10,15 @@ Idle work comes last (``idle_runner``, planned by ``idle_plan``): after an answe
 layer names the prompts the next keystroke will probably need (Enter, accepting the suggestion, a
 file just opened); when no request is pending or running and the user has paused for
 ``idle.start_after_ms``, the worker prefills them one at a time. A request that arrives stops the
-running prefill within one ubatch. What the worker and the loop share is ``WorkerState``.
+running prefill within one ubatch. What the worker and the loop share is ``WorkerState``; what a
+request runs on the worker is ``request_job``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 import time
-from dataclasses import dataclass, field
 from typing import Callable
 
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
@@ -28,6 +27,7 @@ from ..shared_types import StopReason
 from .debounce import Debounce
 from .host import EngineHost
 from .idle_runner import Ahead, IdleRunner, resolve
+from .request_job import Pending, request_job
 from .stats import Stats
 from .worker_state import WorkerState
 
@@ -36,22 +36,6 @@ log = logging.getLogger(__name__)
 MAX_PENDING = 8
 """Requests one session may have waiting at once (each for another document); a newer one
 supersedes the oldest, so a client that floods the server holds a bounded share of it."""
-
-
-@dataclass(slots=True)
-class _Pending:
-    """One request's work."""
-
-    uri: str
-    """The document."""
-    owner: Scheduler
-    """The session's scheduler it came from (sessions may share a worker and a URI)."""
-    answer: asyncio.Future
-    """Resolved once with the Suggestion to answer."""
-    background: bool = False
-    """Work nobody waits for (a background confirm)."""
-    token: threading.Event = field(default_factory=threading.Event)
-    """Set: the work stops (polled between decode steps and ubatches)."""
 
 
 class Scheduler:
@@ -67,9 +51,9 @@ class Scheduler:
         self._loading = loading
         """Done when the load of the session's model ends; None while none is under way."""
         self._idle_config = idle
-        self._state: WorkerState[_Pending] = host.state
+        self._state: WorkerState[Pending] = host.state
         self.idle = IdleRunner(service, stats, host.worker, host.state, idle, host.idle_turns)
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[str, Pending] = {}
         self.debounce = Debounce(debounce_ms)
 
     # -- worker access --------------------------------------------------------------------------
@@ -150,7 +134,7 @@ class Scheduler:
         if len(waiting) >= MAX_PENDING:
             self._supersede(waiting[0].uri)
         loop = asyncio.get_running_loop()
-        pending = _Pending(req.uri, self, loop.create_future())
+        pending = Pending(req.uri, self, loop.create_future())
         self._pending.pop(req.uri, None)  # (an entry superseded above: the newest goes last)
         self._pending[req.uri] = pending
         outcome = "ok"
@@ -208,7 +192,7 @@ class Scheduler:
             self.idle.answered(req, suggestion.text)
         return suggestion
 
-    def _take_ahead(self, ahead: Ahead, req: CompletionRequest, pending: _Pending,
+    def _take_ahead(self, ahead: Ahead, req: CompletionRequest, pending: Pending,
                     loop: asyncio.AbstractEventLoop) -> None:
         """Answer ``pending`` from the prefetch of its state, running or finished: its early
         lines if the budget ran out, then its suggestion; start the engine as usual if the
@@ -229,41 +213,11 @@ class Scheduler:
 
         ahead.result.add_done_callback(finished)
 
-    def _start(self, req: CompletionRequest, pending: _Pending,
+    def _start(self, req: CompletionRequest, pending: Pending,
                loop: asyncio.AbstractEventLoop, hint: str = "",
                finish_idle_chunk: bool = False) -> None:
-        def answer(suggestion: Suggestion) -> None:
-            loop.call_soon_threadsafe(resolve, pending.answer, suggestion)
-
-        def job() -> None:
-            try:
-                run_job()
-            finally:
-                self._state.job_done()
-                loop.call_soon_threadsafe(self.idle.schedule)
-
-        def run_job() -> None:
-            if pending.answer.done() or pending.token.is_set():
-                return
-            preempted_at = self._state.take_preempted()
-            if preempted_at is not None and not pending.background:
-                self.stats.idle_preempted(self.service.ubatches_done() - preempted_at)
-            self._state.set_running(pending)
-            try:
-                result = self.service.complete(req, answer_early=answer, hint=hint,
-                                               cancelled=pending.token.is_set)
-            except Exception:  # never leave a request unanswered
-                log.exception("completion failed")
-                result = Suggestion("", stop_reason=StopReason.ERROR)
-            finally:
-                self._state.set_running(None)
-            # Work whose answer went out before it finished (background, time box, superseded)
-            # still counts in the engine totals.
-            answered = pending.background or pending.answer.done()
-            if result.stats is not None and (answered or result.extra.get("answered_early")):
-                self.stats.record_background(result.stats)
-            answer(result)
-
+        job = request_job(self.service, self.stats, self._state, self.idle, req, pending, loop,
+                          hint)
         self._state.job_queued()
         self.idle.stop(finish_chunk=finish_idle_chunk)
         self.idle.turns.stop_others(self.idle)
@@ -286,7 +240,7 @@ class Scheduler:
             if not (keep_background and running.owner is self and running.uri == uri):
                 running.token.set()
 
-    def _cancel(self, pending: _Pending) -> None:
+    def _cancel(self, pending: Pending) -> None:
         pending.token.set()
         if not pending.answer.done():
             resolve(pending.answer, Suggestion("", stop_reason=StopReason.CANCELLED))
@@ -323,7 +277,7 @@ class Scheduler:
                 or self.service.shared_engine):
             return
         loop = asyncio.get_running_loop()
-        pending = _Pending(req.uri, self, loop.create_future(), background=True)
+        pending = Pending(req.uri, self, loop.create_future(), background=True)
         self._start(req, pending, loop, hint=remainder)
 
 

@@ -1,0 +1,79 @@
+"""One completion request's work for the inference worker: what the scheduler keeps of it
+(``Pending``) and the job that runs it on the worker (``request_job``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from ..completion.service import CompletionRequest, CompletionService, Suggestion
+from ..shared_types import StopReason
+from .idle_runner import IdleRunner, resolve
+from .stats import Stats
+from .worker_state import WorkerState
+
+if TYPE_CHECKING:
+    from .scheduler import Scheduler
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Pending:
+    """One request's work."""
+
+    uri: str
+    """The document."""
+    owner: Scheduler
+    """The session's scheduler it came from (sessions may share a worker and a URI)."""
+    answer: asyncio.Future
+    """Resolved once with the Suggestion to answer."""
+    background: bool = False
+    """Work nobody waits for (a background confirm)."""
+    token: threading.Event = field(default_factory=threading.Event)
+    """Set: the work stops (polled between decode steps and ubatches)."""
+
+
+def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pending],
+                idle: IdleRunner, req: CompletionRequest, pending: Pending,
+                loop: asyncio.AbstractEventLoop, hint: str = "") -> Callable[[], None]:
+    """The worker's job for ``pending``: it completes ``req`` (``hint``: a draft) unless the
+    request was answered or stopped meanwhile, answers it on ``loop``, and then lets ``idle``
+    schedule its next job."""
+
+    def answer(suggestion: Suggestion) -> None:
+        loop.call_soon_threadsafe(resolve, pending.answer, suggestion)
+
+    def job() -> None:
+        try:
+            run_job()
+        finally:
+            state.job_done()
+            loop.call_soon_threadsafe(idle.schedule)
+
+    def run_job() -> None:
+        if pending.answer.done() or pending.token.is_set():
+            return
+        preempted_at = state.take_preempted()
+        if preempted_at is not None and not pending.background:
+            stats.idle_preempted(service.ubatches_done() - preempted_at)
+        state.set_running(pending)
+        try:
+            result = service.complete(req, answer_early=answer, hint=hint,
+                                      cancelled=pending.token.is_set)
+        except Exception:  # never leave a request unanswered
+            log.exception("completion failed")
+            result = Suggestion("", stop_reason=StopReason.ERROR)
+        finally:
+            state.set_running(None)
+        # Work whose answer went out before it finished (background, time box, superseded)
+        # still counts in the engine totals.
+        answered = pending.background or pending.answer.done()
+        if result.stats is not None and (answered or result.extra.get("answered_early")):
+            stats.record_background(result.stats)
+        answer(result)
+
+    return job
