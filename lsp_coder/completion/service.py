@@ -5,14 +5,14 @@ the backend). ``cached``, ``forget``, ``reconfigure`` and ``snapshot`` run on th
 touch the backend not at all (``reconfigure``) or only to read counters (``snapshot``): new
 settings are taken by the worker at the start of its next request. The backend's lifecycle
 (opening, swapping, the user-facing load errors) is ``lifecycle.BackendLifecycle``; its
-document events are ``document_events.DocumentEvents``, its idle work ``idle_work.IdleWork``.
+document events are ``document_events.DocumentEvents``, its idle work ``idle_work.IdleWork``,
+its ``snapshot`` and ``status`` ``reports.Reports``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import asdict, replace
 from typing import Any, Callable
 
 from ..backends.base import Backend
@@ -21,6 +21,7 @@ from ..config import Config, model_key
 from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, RequestStats, StopReason
+from .alternatives import sample_alternatives
 from .answer_rules import EarlyAnswer, first_line, line_limit, unsure
 from .context import cursor_parts, wants_multiline
 from .document_events import DocumentEvents
@@ -34,21 +35,16 @@ from .records import CompletionRequest, Suggestion
 from .related import RelatedContext
 from .related.index_pool import IndexPool
 from .related.text import uri_to_path
+from .reports import Reports
 from .second_pass import answer_again
-from .suggestions import SuggestionCache
+from .suggestions import NOT_STORED, SuggestionCache
 
 __all__ = ["CompletionRequest", "CompletionService", "IndexPool", "RequestStats", "Suggestion"]
 
 log = logging.getLogger(__name__)
 
-NOT_STORED = (StopReason.CANCELLED, StopReason.BACKEND_ERROR, StopReason.BACKEND_DOWN)
-"""Stop reasons whose text does not go into the suggestion cache."""
 
-ALTERNATIVE_TEMPERATURE = 0.8
-"""Alternatives are sampled at this temperature (or the configured one, if higher)."""
-
-
-class CompletionService(DocumentEvents, IdleWork):
+class CompletionService(DocumentEvents, IdleWork, Reports):
     """Turns documents and cursors into suggestions using one backend.
 
     It owns the settings: ``config`` is replaced only by ``reconfigure``. ``indexes``: the
@@ -155,43 +151,6 @@ class CompletionService(DocumentEvents, IdleWork):
         if backend is not None:
             backend.forget(uri)
 
-    def snapshot(self) -> dict[str, Any]:
-        """Whether a backend is ready, the load error, the backend and its cache memory (see
-        ``BackendLifecycle.snapshot``), and with a workspace being indexed ``workspace_index``
-        (``related.workspace.IndexStats``)."""
-        out = self.lifecycle.snapshot()
-        index = self.related.index
-        if index is not None:
-            out["workspace_index"] = asdict(index.stats())
-        return out
-
-    def status(self) -> dict[str, Any]:
-        """Whether suggestions can come, for an editor's status display (event loop, cheap).
-
-        ``state``: "ready"; "error" (no model or no backend; ``message`` says why);
-        "unreachable" (the serving engine does not answer; ``message`` names its URL and the
-        fix); "excluded" (the last request was for a document excluded from the model;
-        ``message`` names it and why). ``backend``: the backend's kind; ``url``: a serving
-        engine's address.
-        """
-        out = {"state": "ready", "message": self.error or "", "backend": self.config.backend.kind,
-               "url": ""}
-        backend = self.backend
-        if backend is None:
-            out.update(state="error", message=self.error or "no model loaded")
-            return out
-        excluded = self._excluded
-        if excluded is not None:
-            out.update(state="excluded", message=f"lsp-coder does not complete {excluded[0]}:"
-                       f" {excluded[1]}")
-        shown = backend.status()
-        out["url"] = shown.get("url") or ""
-        health = shown.get("health") or {}
-        if health.get("up") is False:
-            out.update(state="unreachable", message=health.get("error")
-                       or f"the completion engine at {out['url']} does not answer")
-        return out
-
     # -- completion -----------------------------------------------------------------------------
 
     def cached(self, req: CompletionRequest) -> Suggestion | None:
@@ -268,7 +227,8 @@ class CompletionService(DocumentEvents, IdleWork):
         alternatives: list[str] = []
         if req.alternatives and not idle and not early.sent and (
                 result.stop_reason not in NOT_STORED):
-            alternatives = self._alternatives(backend, query, ctx, req, start, text, extra)
+            alternatives = sample_alternatives(backend, query, ctx, req, start, text, extra,
+                                               self.config.completion.temperature)
         return Suggestion(text, stats=result.stats, stop_reason=result.stop_reason,
                           latency_ms=(time.perf_counter() - start) * 1000,
                           extra=extra, alternatives=alternatives)
@@ -282,36 +242,6 @@ class CompletionService(DocumentEvents, IdleWork):
             self._excluded = None if why is None else (
                 path.name if path is not None else uri, why)
         return why is not None
-
-    def _alternatives(self, backend: Backend, query: FimQuery, ctx: FilterContext,
-                      req: CompletionRequest, start: float, first: str,
-                      extra: dict[str, Any]) -> list[str]:
-        """Up to ``req.alternatives`` other suggestions, sampled with distinct seeds from the
-        prompt the first one left cached; stops when cancelled or past the request's budget.
-
-        ``extra["alternatives_evaluated_tokens"]`` gets the prompt tokens they evaluated (few,
-        when the engine kept the prompt)."""
-        temperature = max(self.config.completion.temperature, ALTERNATIVE_TEMPERATURE)
-        seen = {first}
-        found: list[str] = []
-        extra["alternatives_evaluated_tokens"] = 0
-        for n in range(1, req.alternatives + 1):
-            over_budget = req.budget_ms is not None and (
-                time.perf_counter() - start) * 1000 >= req.budget_ms
-            if query.cancelled() or over_budget:
-                break
-            result = backend.complete(replace(query, temperature=temperature,
-                                              seed=(query.seed + n) % 2**32, hint="",
-                                              on_text=None))
-            if result.stop_reason in NOT_STORED:
-                break
-            if result.stats is not None:
-                extra["alternatives_evaluated_tokens"] += result.stats.evaluated_tokens
-            text = run(POST_CACHE, run(PRE_CACHE, result.text, ctx), ctx)
-            if text and text not in seen:
-                seen.add(text)
-                found.append(text)
-        return found
 
     def _query(self, req: CompletionRequest, preview: bool = False, **how: Any) -> FimQuery:
         """The one query for ``req``: its prompt's sources (gathered and fitted by the backend,

@@ -7,6 +7,11 @@ from dataclasses import dataclass
 
 from cachetools import TTLCache
 
+from ..shared_types import StopReason
+
+NOT_STORED = (StopReason.CANCELLED, StopReason.BACKEND_ERROR, StopReason.BACKEND_DOWN)
+"""Stop reasons whose text does not go into the suggestion cache."""
+
 
 @dataclass(frozen=True, slots=True)
 class Shown:
