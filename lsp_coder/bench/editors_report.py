@@ -1,21 +1,72 @@
-"""What ``lsp-coder bench editors`` prints and draws: a row per run, the ratios its targets
-name, and memory and latency by number of editors."""
+"""What a ``lsp-coder bench editors`` run measured (``EditorsRun``), and what it prints and
+draws: a row per run, the ratios its targets name, and memory and latency by number of
+editors."""
 
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .figures import pyplot, quantile, save
-
-if TYPE_CHECKING:
-    from .editors import EditorsRun
 
 SAME_MARK = "*"
 """Marks the runs where every editor typed in the same file."""
 KILL_MARK = "!"
 """Marks the runs where the shared server was killed halfway."""
+
+
+@dataclass(slots=True)
+class EditorsRun:
+    """One mode with N editors."""
+
+    mode: str
+    """``shared`` or ``own``."""
+    editors: int
+    """How many typed at once."""
+    same_file: bool = False
+    """Whether they all typed in the same file (each in its own window)."""
+    latencies_ms: list[float] = field(default_factory=list)
+    """Every key's time to its answer, all editors."""
+    rss_peak_bytes: int = 0
+    """The most memory all lsp-coder processes held at once while the editors typed."""
+    prompt_tokens: int = 0
+    """Prompt tokens of every request that reached a model."""
+    reused_tokens: int = 0
+    """Of those, the ones the KV cache held."""
+    load_s: float = 0.0
+    """From starting the editors until every one had its model."""
+    cold_ms: float = float("nan")
+    """The first answer in the first window of a file."""
+    second_ms: float = float("nan")
+    """The first answer in a second window on the same file, the first still open."""
+    second_tokens: tuple[int, int] = (0, 0)
+    """That answer's prompt tokens, and of them those the KV cache held."""
+    answers: list[tuple[float, float, bool]] = field(default_factory=list)
+    """Every answer: when it was asked and answered (perf_counter s), and whether it had a
+    suggestion."""
+    answered: int = 0
+    """Requests answered (a result or an error)."""
+    unanswered: int = 0
+    """Requests that got no answer within ``editors.ANSWER_S`` (must be 0)."""
+    kill: dict[str, Any] = field(default_factory=dict)
+    """With ``--kill``: when the shared server was killed, and what followed."""
+    skipped: str = ""
+    """Why the run did not happen (memory)."""
+
+    def summary(self) -> dict[str, Any]:
+        lat = self.latencies_ms
+        return {"mode": self.mode, "editors": self.editors, "same_file": self.same_file,
+                "skipped": self.skipped,
+                "keys": len(lat), "p50_ms": quantile(lat, 0.5), "p90_ms": quantile(lat, 0.9),
+                "rss_peak_mib": self.rss_peak_bytes / 2**20,
+                "rss_per_editor_mib": self.rss_peak_bytes / 2**20 / max(self.editors, 1),
+                "reuse": self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0,
+                "load_s": self.load_s, "cold_ms": self.cold_ms, "second_ms": self.second_ms,
+                "second_prompt_tokens": self.second_tokens[0],
+                "second_reused_tokens": self.second_tokens[1],
+                "answered": self.answered, "unanswered": self.unanswered, "kill": self.kill}
 
 
 def label(editors: int, same_file: bool) -> str:

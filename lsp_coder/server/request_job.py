@@ -7,16 +7,13 @@ import asyncio
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..shared_types import StopReason
 from .idle_runner import IdleRunner, resolve
 from .stats import Stats
 from .worker_state import WorkerState
-
-if TYPE_CHECKING:
-    from .scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +24,9 @@ class Pending:
 
     uri: str
     """The document."""
-    owner: Scheduler
-    """The session's scheduler it came from (sessions may share a worker and a URI)."""
+    owner: object
+    """The session's scheduler it came from, told apart by identity (sessions may share a
+    worker and a URI)."""
     answer: asyncio.Future
     """Resolved once with the Suggestion to answer."""
     background: bool = False
