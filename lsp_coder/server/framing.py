@@ -15,6 +15,9 @@ from typing import Any
 
 import orjson
 
+PARSE_ERROR = -32700
+"""JSON-RPC's code for a message that could not be read."""
+
 MARKER = b"content-length:"
 MAX_HEADER_BYTES = 8192
 MAX_BODY_BYTES = 512 * 2**20
@@ -220,6 +223,11 @@ class FrameReader:
             except ValueError:
                 at = lowered.find(MARKER, at + 1)
         return None
+
+
+def valid_id(rid: Any) -> bool:
+    """Whether ``rid`` is a JSON-RPC request id: a number or a string."""
+    return isinstance(rid, (int, str)) and not isinstance(rid, bool)
 
 
 def _parse(body: bytes | memoryview) -> Message:

@@ -21,12 +21,11 @@ from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .document_store import Document, DocumentStore
-from .framing import Damaged, Message
+from .framing import PARSE_ERROR, Damaged, Message, valid_id
 from .menu_item import wants_menu_item
 
 log = logging.getLogger(__name__)
 
-PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
@@ -73,7 +72,7 @@ class LspCoderProtocol(LanguageServerProtocol):
             return self._invalid(None, f"expected a JSON object, got {_kind(value)}")
         has_id = "id" in value
         rid = value.get("id")
-        if has_id and not _valid_id(rid):
+        if has_id and not valid_id(rid):
             return self._invalid(None, f"an id must be an integer or a string, got {_kind(rid)}")
         method = value.get("method")
         if value.get("jsonrpc") != "2.0":
@@ -127,7 +126,7 @@ class LspCoderProtocol(LanguageServerProtocol):
             return self._invalid(rid, f"{method} is {what}") if has_id else None
         try:
             message = self._converter.structure(value, kind)
-            if method == types.CANCEL_REQUEST and not _valid_id(message.params.id):
+            if method == types.CANCEL_REQUEST and not valid_id(message.params.id):
                 raise ValueError("the id to cancel must be an integer or a string")
             return message
         except Exception as exc:
@@ -274,10 +273,6 @@ def _strict_int(value: Any, kind: type) -> int:
             raise ValueError("expected an integer, got a number with a fraction")
         return int(value)
     return value
-
-
-def _valid_id(rid: Any) -> bool:
-    return isinstance(rid, (int, str)) and not isinstance(rid, bool)
 
 
 def _kind(value: Any) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import Config
 from ..server.connection import MAX_UNREAD_BYTES, PipeWriter, read_in_thread
-from ..server.framing import Damaged, FrameReader, Message
+from ..server.framing import PARSE_ERROR, Damaged, FrameReader, Message, valid_id
 from ..server.lifecycle import on_signals, run_loop, watch_parent
 from .editor_session import EditorSession
 from .handshake import frame
@@ -31,7 +31,6 @@ from .spawn import Link
 
 log = logging.getLogger(__name__)
 
-PARSE_ERROR = -32700
 DRAIN_S = 1.0
 
 
@@ -60,9 +59,14 @@ class Forwarder(ServerSide):
         self._batch: list[bytes] | None = None
         """Frames for the server gathered to go in one write (None: each goes at once)."""
         self._retry_at = 0.0
+        """After a failed reach, no new one is tried before this loop time (requests are
+        answered here meanwhile)."""
         self._failures = 0
+        """Failed reaches in a row (the wait before the next grows with them)."""
         self._out: PipeWriter | None = None
+        """The editor's stdout (set when ``run`` starts)."""
         self.done: asyncio.Future[int] | None = None
+        """Resolved with the exit code when the forwarder ends."""
 
     # -- the editor's side ----------------------------------------------------------------------
 
@@ -116,7 +120,7 @@ class Forwarder(ServerSide):
                                                           f"Parse error: {item.reason}"))
             elif isinstance(item, Message):
                 value = item.value
-                if not item.utf8 and isinstance(value, dict) and _valid_id(value.get("id")) \
+                if not item.utf8 and isinstance(value, dict) and valid_id(value.get("id")) \
                         and isinstance(value.get("method"), str):
                     self._answer(value["id"], error=(
                         PARSE_ERROR, f"Parse error: {value['method'][:100]}: not UTF-8"))
@@ -129,7 +133,7 @@ class Forwarder(ServerSide):
             self._relay(message)
             return
         method, rid = message.get("method"), message.get("id")
-        request = "id" in message and _valid_id(rid)
+        request = "id" in message and valid_id(rid)
         if method is None and request:  # the editor's answer to the server's request
             if rid in self.asked:
                 self.asked.discard(rid)
@@ -162,10 +166,6 @@ class Forwarder(ServerSide):
             answer["result"] = result
         self.session.answered(answer)
         self._to_editor(answer)
-
-
-def _valid_id(rid: Any) -> bool:
-    return isinstance(rid, (int, str)) and not isinstance(rid, bool)
 
 
 def run_forwarder(base: Config, problem: str | None) -> int:
