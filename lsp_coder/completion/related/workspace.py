@@ -1,21 +1,19 @@
 """A bounded index of the definitions in the workspace folders, built in the background.
 
-A thread walks the folders (source files only; ``.gitignore``'d, hidden and vendored folders
-left out; symbolic links to folders not followed, so a link loop is never entered) and a
-subprocess parses the files with tree-sitter (``parse_worker``), so a parse never holds this
-process's GIL (the event loop and the inference worker keep running). New folders stop the
-build of the old ones within a batch, and closing the index ends the subprocess. At most
-``max_files`` files of at most ``max_file_bytes`` are read, and the walk stops after
-``WALK_ENTRIES_PER_FILE`` directory entries per allowed file, so a folder of 100,000 files
-costs a bounded walk. Unreadable, binary, vanished, oversized or irregular files (a FIFO, a
-device) are left out silently. The index keeps names and line
-numbers only, never file text.
+A thread walks the folders (``workspace_walk``: source files only; ``.gitignore``'d, hidden
+and vendored folders left out; symbolic links to folders not followed, so a link loop is never
+entered) and a subprocess parses the files with tree-sitter (``parse_worker``), so a parse
+never holds this process's GIL (the event loop and the inference worker keep running). New
+folders stop the build of the old ones within a batch, and closing the index ends the
+subprocess. At most ``max_files`` files of at most ``max_file_bytes`` are read, and the walk
+is bounded by the files it may read, so a folder of 100,000 files costs a bounded walk.
+Unreadable, binary, vanished, oversized or irregular files (a FIFO, a device) are left out
+silently. The index keeps names and line numbers only, never file text.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,16 +22,9 @@ from pathlib import Path
 
 from . import tags
 from .parse_worker import ParseWorker, WorkerGone, parse_files
+from .workspace_walk import source_files
 
 log = logging.getLogger(__name__)
-
-VENDORED = frozenset({
-    "node_modules", "bower_components", "vendor", "third_party", "site-packages", "venv",
-    "env", "build", "dist", "out", "target", "__pycache__", "Pods", "_build"})
-"""Folders never indexed (besides hidden ones, whose names start with a dot)."""
-
-WALK_ENTRIES_PER_FILE = 20
-"""The walk stops after this many directory entries per file it may index."""
 
 BATCH_FILES = 64
 """Files sent to the parsing subprocess at a time."""
@@ -190,7 +181,9 @@ class WorkspaceIndex:
         start = time.perf_counter()
         files: dict[Path, list[tags.Tag]] = {}
         try:
-            files = self._parse(self._walk(roots), roots)
+            paths = source_files(roots, self.max_files, self._allows,
+                                 lambda: self._stale(roots))
+            files = self._parse(paths, roots)
         finally:  # even a failed build ends (with what it has), so nobody waits for it
             self._publish(roots, files, start)
 
@@ -265,52 +258,3 @@ class WorkspaceIndex:
         """Whether work for ``roots`` (None: a refresh) is no longer wanted: the index closed,
         or other folders were set since it began."""
         return self._closed or (roots is not None and roots != self._roots)
-
-    def _walk(self, roots: tuple[Path, ...]) -> list[Path]:
-        """Source files under ``roots``, breadth first, within the bounds."""
-        from pathspec import GitIgnoreSpec
-
-        found: list[Path] = []
-        budget = WALK_ENTRIES_PER_FILE * max(1, self.max_files)
-        queue: list[tuple[Path, list[tuple[Path, GitIgnoreSpec]]]] = [(r, []) for r in roots]
-        while queue and len(found) < self.max_files and budget > 0 and not self._stale(roots):
-            folder, ignores = queue.pop(0)
-            try:
-                ignore_file = folder / ".gitignore"
-                if ignore_file.is_file() and ignore_file.stat().st_size < 1 << 20:
-                    spec = GitIgnoreSpec.from_lines(
-                        ignore_file.read_text("utf-8", "replace").splitlines())
-                    ignores = ignores + [(folder, spec)]
-                with os.scandir(folder) as entries:
-                    listed = sorted(entries, key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in listed:
-                budget -= 1
-                if budget <= 0 or len(found) >= self.max_files:
-                    break
-                if entry.name.startswith(".") or entry.name in VENDORED:
-                    continue
-                path = Path(entry.path)
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    is_file = not is_dir and entry.is_file()
-                except OSError:
-                    continue
-                if not (is_dir or (is_file and tags.language_of(path.suffix))):
-                    continue
-                if _ignored(path, is_dir, ignores) or (not is_dir and not self._allows(path)):
-                    continue
-                if is_dir:
-                    queue.append((path, ignores))
-                else:
-                    found.append(path)
-        return found
-
-
-def _ignored(path: Path, is_dir: bool, ignores: list) -> bool:
-    for base, spec in ignores:
-        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
-        if spec.match_file(rel):
-            return True
-    return False
