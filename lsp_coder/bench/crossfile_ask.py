@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client.session import Session
-from ..completion.related.section import pinned_tokens
+from ..completion.related.pinned import pinned_tokens
 from ..completion.related.tags import language_of
 from ..config import ContextConfig
 from .crossfile_cases import CrossCase, Source, make_workspace

@@ -27,6 +27,7 @@ from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
 from .items import Item, fit_items, kept_stable
+from .pinned import pinned_entries, pinned_tokens
 from .text import display_uri, one_line, uri_to_path
 from .windows import SimilarWindows
 from .workspace import WorkspaceIndex
@@ -55,27 +56,6 @@ class Section:
     """The workspace folder's name (the repository line of the model's own format)."""
     path: str = ""
     """The open file's path, written before it when ``entries`` is not empty."""
-
-
-PINNED_CHARS_PER_TOKEN = 2
-"""Pinned code is never cut: it counts against the budget at this many characters a token,
-fewer than code takes, so that the prompt's real tokens hold it whole (the sources give way)."""
-
-
-def pinned_tokens(entries: tuple[tuple[str, str], ...]) -> int:
-    """What pinned entries (path and text) count against ``context.budget_tokens``."""
-    return -(-sum(len(p) + len(t) for p, t in entries) // PINNED_CHARS_PER_TOKEN)
-
-
-def pinned_entries(pinned: list[str]) -> tuple[tuple[str, str], ...]:
-    """``context.pinned`` as (path, text) entries: each entry's first line is the path (one
-    without a path or a text is left out)."""
-    out = []
-    for entry in pinned:
-        path, _, text = entry.partition("\n")
-        if path.strip() and text.strip():
-            out.append((one_line(path.strip()), text))
-    return tuple(out)
 
 
 class RelatedContext:

@@ -79,7 +79,7 @@ def read_regular(file: Path, max_bytes: int) -> bytes | None:
     blocking and checked again once open (``fstat``: it may have been replaced by a FIFO in
     between), so a FIFO, a device or a socket is never read (a FIFO's read waited for a
     writer). A file on a hung network mount can still hang in ``stat``: the other files'
-    section is built under a deadline for that (``section.BoundedSection``).
+    section is built under a deadline for that (``bounded.BoundedCalls``).
     """
     try:
         if not stat.S_ISREG(file.stat().st_mode):
