@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..client.trace import default_files, make_trace
-from .human import Cadence, replay_human, report_human, summarize_human
+from .human import Cadence, replay_human
+from .human_report import report_human, summarize_human
 from .options import server_options
 
 
