@@ -22,6 +22,9 @@ from .crossfile_cases import LINE_CHARS, CrossCase, Source
 SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 """Files read for cases (JSX and TSX are left out: their lines are markup as often as code)."""
 
+TS_SUFFIXES = (".ts", ".mts", ".cts")
+"""TypeScript's among them."""
+
 MAX_FILE_BYTES = 400_000
 """Larger files are skipped (bundles, generated tables)."""
 
@@ -48,7 +51,8 @@ BINDERS = frozenset({"formal_parameters", "required_parameter", "optional_parame
 
 
 def files(folder: Path) -> list[Path]:
-    """The package's JavaScript and TypeScript files (no declarations, no minified builds)."""
+    """The package's JavaScript and TypeScript files (no declarations, no minified builds, no
+    JavaScript compiled from its TypeScript: ``_below_top``)."""
     out = []
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
@@ -57,7 +61,17 @@ def files(folder: Path) -> list[Path]:
             continue
         if path.is_file():
             out.append(path)
-    return out
+    typescript = {_below_top(p.relative_to(folder)) for p in out if p.suffix in TS_SUFFIXES}
+    return [p for p in out if p.suffix in TS_SUFFIXES
+            or _below_top(p.relative_to(folder)) not in typescript]
+
+
+def _below_top(rel: Path) -> tuple[str, ...]:
+    """A file's path below its top folder, without its suffix: a JavaScript file with the
+    same one as a TypeScript file was compiled from it (``dist-browser/client/X.mjs`` from
+    ``src/client/X.ts``, ``module/index.js`` from ``src/index.ts``)."""
+    parts = rel.with_suffix("").parts
+    return parts[1:] if len(parts) > 1 else parts
 
 
 def language(path: Path) -> str:

@@ -112,11 +112,13 @@ def test_commonjs_and_es_imports_give_lines_in_functions(tmp_path):
                                                            "typescript")
 
 
-def test_a_build_copied_beside_the_sources_gives_each_line_once(tmp_path):
+def test_builds_beside_the_sources_give_no_line_twice(tmp_path):
     folder = _package(tmp_path / "calc")
     copy = MAIN.replace("require('./util.js')", "require('./util.cjs')")
+    compiled = {"out/shape.js": SHAPE.replace(": number", "").replace(": string", ""),
+                "out/math.js": MATH.replace(": number", "")}
     for rel, text in {"edition-old/main.js": copy, "edition-old/util.js": UTIL,
-                      "edition-old/util.cjs": UTIL, "lib/twin.js": MAIN}.items():
+                      "edition-old/util.cjs": UTIL, "lib/twin.js": MAIN, **compiled}.items():
         (folder / rel).parent.mkdir(exist_ok=True)
         (folder / rel).write_text(text)
     got = sorted((c.path, c.expected) for c in cases(resolve(str(folder))))
@@ -128,8 +130,9 @@ def test_a_build_copied_beside_the_sources_gives_each_line_once(tmp_path):
         ("calc/src/shape.ts", "const a = area(w, h)"),
         ("calc/src/shape.ts", "if (a > m.UNIT.length) {"),
         ("calc/src/shape.ts", "return `${a} ${unit}`"),
-    ]  # not edition-old/main.js, lib/main.js built with other import paths; a file of
-    # another name that repeats the code (twin.js) is code, not a build
+    ]  # not edition-old/main.js, lib/main.js built with other import paths, nor out/, the
+    # JavaScript compiled from src/'s TypeScript; a file of another name that repeats the
+    # code (twin.js) is code, not a build
 
 
 def test_the_cceval_recipe_types_the_line_up_to_the_first_cross_file_name(tmp_path):
