@@ -91,12 +91,13 @@ def source_cases(source: Source, first_use: bool = False) -> list[CrossCase]:
 
 
 def copies_left_out(cases: list[CrossCase]) -> list[CrossCase]:
-    """``cases`` less the copies of a file's lines in a build of it: a file of the same name
-    elsewhere in the package with the same line and ``COPY_CONTEXT_LINES`` lines above it
-    (``editions`` ships ``edition-deno/index.ts`` beside ``source/index.ts``, ``msal-common``
-    ``dist-browser/client/X.mjs`` beside ``src/client/X.ts``). The file with the shortest path
-    keeps its case (``source/`` before ``edition-deno/``). A line written twice in one file,
-    or in two files of other names, is two cases: code a package repeats, not a copy."""
+    """``cases`` less the copies of a file's lines in a build of it that ``files`` keeps (one
+    in the same language): a file of the same name elsewhere in the package with the same
+    line and ``COPY_CONTEXT_LINES`` lines above it (``editions`` ships
+    ``edition-deno/index.ts``, its imports rewritten, beside ``source/index.ts``). The file
+    with the shortest path keeps its case (``source/`` before ``edition-deno/``). A line
+    written twice in one file, or in two files of other names, is two cases: code a package
+    repeats, not a copy."""
     first_file: dict[tuple[str, ...], str] = {}
     chosen = set()
     for case in sorted(cases, key=lambda c: (len(c.path), c.path, c.line)):
