@@ -53,17 +53,17 @@ BINDERS = frozenset({"formal_parameters", "required_parameter", "optional_parame
 def files(folder: Path) -> list[Path]:
     """The package's JavaScript and TypeScript files (no declarations, no minified builds, no
     JavaScript compiled from its TypeScript: ``_below_top``)."""
-    out = []
+    found: list[tuple[Path, tuple[str, ...]]] = []  # (file, its path below the top folder)
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if (path.suffix not in SUFFIXES or path.name.endswith((".d.ts", ".min.js"))
                 or any(part in SKIPPED_PARTS or part.startswith(".") for part in rel.parts[:-1])):
             continue
         if path.is_file():
-            out.append(path)
-    typescript = {_below_top(p.relative_to(folder)) for p in out if p.suffix in TS_SUFFIXES}
-    return [p for p in out if p.suffix in TS_SUFFIXES
-            or _below_top(p.relative_to(folder)) not in typescript]
+            found.append((path, _below_top(rel)))
+    typescript = {below for path, below in found if path.suffix in TS_SUFFIXES}
+    return [path for path, below in found
+            if path.suffix in TS_SUFFIXES or below not in typescript]
 
 
 def _below_top(rel: Path) -> tuple[str, ...]:
