@@ -7,15 +7,11 @@ sequence's tokens (the caller truncates what it takes). None takes a pinned sequ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .holdings import BlockHoldings
 from .records import SeqState
 
-if TYPE_CHECKING:
-    from .block_table import BlockTable
 
-
-def free_seq(table: BlockTable, exclude: int | None) -> SeqState:
+def free_seq(table: BlockHoldings, exclude: int | None) -> SeqState:
     """For a request: an empty sequence, else the least recently used one, branches first."""
     seqs = table.seqs
     free = [s for s in seqs if s.seq_id != exclude and not s.pinned(by_idle_work=False)]
@@ -28,7 +24,7 @@ def free_seq(table: BlockTable, exclude: int | None) -> SeqState:
     return victim
 
 
-def spare_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
+def spare_seq(table: BlockHoldings, exclude: int | None) -> SeqState | None:
     """For idle work: an empty sequence, else the least recently used branch, else a stale
     request sequence (see ``stale_seq``), never ``exclude`` (the prompt's source); None when
     there is none of these."""
@@ -39,13 +35,13 @@ def spare_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     return min(spare, key=lambda s: (bool(s.tokens), s.last_used))
 
 
-def latest_request(table: BlockTable) -> SeqState:
+def latest_request(table: BlockHoldings) -> SeqState:
     """The sequence the last request ran in (sharing a prefix into a branch makes the branch
     the most recently used, so ``last_used`` does not tell it)."""
     return max(table.seqs, key=lambda s: s.requested)
 
 
-def lru_request_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
+def lru_request_seq(table: BlockHoldings, exclude: int | None) -> SeqState | None:
     """For the in-view prompt: the least recently used sequence other than ``exclude`` and
     the one the last request ran in; None when there is none."""
     seqs = table.seqs
@@ -59,7 +55,7 @@ def lru_request_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     return victim
 
 
-def stale_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
+def stale_seq(table: BlockHoldings, exclude: int | None) -> SeqState | None:
     """A request's sequence holding an older state of a prompt: one that holds little of its
     own (other sequences hold the prompt up to near its end: the line before an Enter, a
     branch that was taken and then typed past), or one a later request for the same document
@@ -85,7 +81,7 @@ def stale_seq(table: BlockTable, exclude: int | None) -> SeqState | None:
     return min(stale, key=lambda t: t[:2])[2] if stale else None
 
 
-def left_behind(table: BlockTable, seq: SeqState) -> bool:
+def left_behind(table: BlockHoldings, seq: SeqState) -> bool:
     """Whether a later request for ``seq``'s document ran in another sequence (that still
     holds it as a request's)."""
     return seq.document is not None and any(

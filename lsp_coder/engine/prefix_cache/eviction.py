@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .holdings import BlockHoldings
 from .records import SeqState
 
-if TYPE_CHECKING:
-    from .block_table import BlockTable
 
-
-def pick_leaf(table: BlockTable, idle_only: bool) -> tuple[list[SeqState], int] | None:
+def pick_leaf(table: BlockHoldings, idle_only: bool) -> tuple[list[SeqState], int] | None:
     """The leaf to evict: the sequences that hold it and the position to truncate them at.
 
     A leaf is the last full block of all the sequences that hold it, or a sequence's bare
