@@ -14,8 +14,8 @@ from .decode_run import DecodeRun, emit_text, first_line_tokens, output_text
 from .generate_request import GenerateRequest, GenerateResult
 from .greedy_memory import GreedyMemory
 from .healing import choose, spelled
-from .llama import DecodeAborted, Model
-from .llama_context import Context
+from .llama import Model
+from .llama_context import Context, DecodeAborted
 from .prefix_cache.manager import PrefixCache
 from .sampling import count_near_ties, probability, verify
 from .speculative import Draft, Drafter

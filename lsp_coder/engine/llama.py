@@ -38,26 +38,6 @@ class ModelLoadError(RuntimeError):
     """The GGUF file could not be loaded."""
 
 
-class KvCacheFull(RuntimeError):
-    """llama_decode found no free KV cells for a chunk; ``done`` tokens of the call were kept."""
-
-    def __init__(self, done: int) -> None:
-        super().__init__(f"KV cache full after {done} tokens")
-        self.done = done
-
-
-class DecodeAborted(RuntimeError):
-    """``cancel_check`` stopped a decode; ``done`` tokens of the call were kept."""
-
-    def __init__(self, done: int) -> None:
-        super().__init__(f"decode aborted after {done} tokens")
-        self.done = done
-
-
-class DecodeError(RuntimeError):
-    """llama_decode failed for another reason."""
-
-
 decoding = threading.local()
 """``decoding.context``: the ``Context`` whose decode runs on this thread (its cancellation
 quiets llama.cpp's report of the aborted decode)."""

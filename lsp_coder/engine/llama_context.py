@@ -14,7 +14,27 @@ from typing import Callable
 import llama_cpp
 import numpy as np
 
-from .llama import DecodeAborted, DecodeError, KvCacheFull, Model, ModelLoadError, decoding
+from .llama import Model, ModelLoadError, decoding
+
+
+class KvCacheFull(RuntimeError):
+    """llama_decode found no free KV cells for a chunk; ``done`` tokens of the call were kept."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(f"KV cache full after {done} tokens")
+        self.done = done
+
+
+class DecodeAborted(RuntimeError):
+    """``cancel_check`` stopped a decode; ``done`` tokens of the call were kept."""
+
+    def __init__(self, done: int) -> None:
+        super().__init__(f"decode aborted after {done} tokens")
+        self.done = done
+
+
+class DecodeError(RuntimeError):
+    """llama_decode failed for another reason."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import time
 from typing import Callable
 
 from ..shared_types import PrefillResult
-from .llama import DecodeAborted
+from .llama_context import DecodeAborted
 from .prefix_cache.manager import PrefixCache, PromptTooLong
 
 

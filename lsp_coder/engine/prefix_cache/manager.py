@@ -7,8 +7,7 @@ context and makes room as it goes.
 
 from __future__ import annotations
 
-from ..llama import KvCacheFull
-from ..llama_context import Context
+from ..llama_context import Context, KvCacheFull
 from .block_table import BlockTable
 from .records import Prepared, PromptTooLong
 from .shifting import common_prefix
