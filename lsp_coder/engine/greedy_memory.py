@@ -48,7 +48,10 @@ class GreedyMemory:
             n = len(old.tokens)
             if n <= len(trace.tokens) and trace.tokens[:n] == old.tokens:
                 if old.greedy_from < trace.greedy_from <= n:  # the two greedy runs join
-                    joined = tuple(old.prob(i) if trace.prob(i) is None else trace.prob(i)
+                    # Before its own greedy picks the new trace holds its prompt and any
+                    # healed picks, whose probabilities are conditional on the typed text:
+                    # there the old trace's greedy probabilities stand.
+                    joined = tuple(old.prob(i) if i < trace.greedy_from else trace.prob(i)
                                    for i in range(len(trace.tokens)))
                     trace = GreedyTrace(trace.tokens, old.greedy_from, joined)
                 if trace.greedy_from <= old.greedy_from:

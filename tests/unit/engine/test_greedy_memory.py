@@ -144,3 +144,12 @@ def test_a_recalled_token_keeps_the_probability_it_was_picked_with():
     memory.remember([3, 4, 5], greedy_from=1)  # remembered without probabilities
     assert memory.recall([3]) == ([4, 5], [None, None])
     assert memory.recall([9]) == ([], [])
+
+
+def test_a_healed_pick_along_a_remembered_one_keeps_the_greedy_probability():
+    memory = GreedyMemory()
+    memory.remember([1, 2, 10, 11], greedy_from=2, probs=[None, None, 0.4, 0.5])
+    # typed through 10 with its last token held back: the pick of 10 was healed (0.95 among
+    # the tokens that spell the typed text), the picks after it greedy
+    memory.remember([1, 2, 10, 11, 12], greedy_from=3, probs=[None, None, 0.95, 0.6, 0.7])
+    assert memory.recall([1, 2]) == ([10, 11, 12], [0.4, 0.6, 0.7])
