@@ -91,6 +91,9 @@ class PromptParts:
     """The open file's path, written before it when ``extra`` is not empty."""
     imports: str = ""
     """The open file's import lines above ``above`` (they go at its front)."""
+    head_imports: str = ""
+    """All of the open file's import lines above the cursor line (a short prompt keeps those
+    its window uses)."""
 
     @property
     def prefix(self) -> str:

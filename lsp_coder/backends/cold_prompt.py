@@ -18,9 +18,10 @@ Four prompts, richest first:
   ``idle.cold_prompt_tokens`` of the file nearest the cursor;
 - the short one without the section.
 
-Short prompts leave the open file's import lines out (``context.imports``) and put the lines
-that open the cursor's scopes (its ``def``, its class) in their place when the window starts
-below them (``scope_head``).
+Short prompts leave the open file's import lines out (``context.imports``) but for the
+statements that bind a name their window's lines use (``idle.cold_prompt_imports``,
+``import_use``), and put the lines that open the cursor's scopes (its ``def``, its class)
+after those when the window starts below them (``scope_head``).
 
 A request reads the full prompt when its uncached part can be read within
 ``idle.cold_prompt_ms`` at the measured prefill speed or costs little more than a short
@@ -180,10 +181,10 @@ class ColdPrompts:
         if self._readable(full_new, idle.cold_prompt_ms):
             return None
         prefix, suffix = cold_budgets(query.budget.prefix, query.budget.suffix, limit)
-        # The file's import lines stay out of short prompts: they would make the first
-        # answer in a file just opened read them, and the full prompt has them.
-        short_query = replace(query, budget=replace(query.budget, prefix=prefix, suffix=suffix),
-                              sources=replace(query.parts, imports=""))
+        # The short prompts keep only the import statements their window uses
+        # (``ShortWindows.scoped``): all of them would make the first answer in a file just
+        # opened read them, and the full prompt has them.
+        short_query = replace(query, budget=replace(query.budget, prefix=prefix, suffix=suffix))
         lines = query.parts.above.splitlines(keepends=True)
         return full_new, short_query, lines, self._windows.anchored_start(query.uri, lines)
 
@@ -217,7 +218,8 @@ class ColdPrompts:
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
         windows = self._windows
         window, _ = windows.short(short_query, config, 0, start, len(full.tokens))
-        near = windows.scoped(short_query, config, scope_from=first, extra_head_tokens=0,
+        near = windows.scoped(short_query, config, scope_from=first, with_imports=False,
+                              extra_head_tokens=0,
                               window_drop_lines=max(first, window.dropped_lines))
         template = engine.template
         lead = (template.bos >= 0) + 1 + len(template.prefix_lead)

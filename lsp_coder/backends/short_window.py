@@ -13,7 +13,8 @@ from cachetools import LRUCache
 
 from ..config import Config
 from ..engine.engine import Engine
-from ..shared_types import FimQuery
+from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery
+from .import_use import imports_used
 from .local_prompt import Prompt, fit_budgets
 from .scope_head import scope_head
 
@@ -61,25 +62,36 @@ class ShortWindows:
         return short, short_new
 
     def scoped(self, short_query: FimQuery, config: Config, scope_from: int = 0,
-               **how: int) -> Prompt:
+               with_imports: bool = True, **how: int) -> Prompt:
         """The short prompt built ``how``, with the lines that open the cursor's scopes at
         its front when its window starts below them (``scope_head``, among the lines from
-        ``scope_from`` on; in place of the import lines, within their share of the budget).
-        Their room can push the window's start down past another such line: built again
+        ``scope_from`` on), after the file's import statements that bind a name the window
+        uses (``import_use``, among ``PromptParts.head_imports``; ``idle.cold_prompt_imports``
+        and ``with_imports``: not after a front of the full prompt, which holds them all),
+        within the import lines' share of the budget. Their room can push the window's start down past another such line: built again
         then, three times at most."""
         parts = short_query.parts
+        file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
+                        else "")
+        short_query = replace(short_query, sources=replace(parts, imports=""))
         lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
         line = parts.line_prefix
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         python = short_query.uri.endswith((".py", ".pyi"))
+        room = short_query.budget.prefix // IMPORTS_SHARE * CHARS_PER_TOKEN
+        after_line = parts.suffix.find("\n")
+        below = "" if after_line < 0 else parts.suffix[after_line + 1 :][
+            : short_query.budget.suffix * CHARS_PER_TOKEN]
         prompt = self._build(short_query, config, **how)
         for _ in range(2):
-            scopes = scope_head(lines, max(0, prompt.dropped_lines - scope_from), indent,
-                                python)
-            if scopes == short_query.parts.imports:
+            start = max(0, prompt.dropped_lines - scope_from)
+            scopes = scope_head(lines, start, indent, python)
+            head = imports_used(file_imports, "".join(lines[start:]), below,
+                                room - len(scopes)) + scopes
+            if head == short_query.parts.imports:
                 break
             short_query = replace(short_query,
-                                  sources=replace(short_query.parts, imports=scopes))
+                                  sources=replace(short_query.parts, imports=head))
             prompt = self._build(short_query, config, **how)
         return prompt
 

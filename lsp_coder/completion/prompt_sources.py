@@ -88,9 +88,12 @@ class DocumentSources:
                                suffix_tokens=budget.suffix, recent_lines=cc.recent_lines)
         window = (parts.above.count("\n") + parts.recent.count("\n"), parts.suffix.count("\n"))
         if config.context.imports:
-            start = req.offset - len(parts.line_prefix) - len(parts.recent) - len(parts.above)
-            parts = replace(parts, imports=import_head(req.text, start, uri_to_path(req.uri),
-                                                       req.language_id))
+            line_start = req.offset - len(parts.line_prefix)
+            start = line_start - len(parts.recent) - len(parts.above)
+            path = uri_to_path(req.uri)
+            parts = replace(parts, imports=import_head(req.text, start, path, req.language_id),
+                            head_imports=import_head(req.text, line_start, path,
+                                                     req.language_id))
         section_tokens, edit_tokens, visit_tokens = split_extra(budget.extra, config)
         section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
                                         record=self._record, window_lines=window,

@@ -130,6 +130,9 @@ class IdleConfig:
     """The short prompt starts with what the cache holds of the full prompt's front (the
     other files, or the part of them it holds; the file's lines above the short window),
     then the short window."""
+    cold_prompt_imports: bool = True
+    """The short prompt keeps the open file's import statements that bind a name its window's
+    lines use (with the lines that open the cursor's scopes, at the window's front)."""
     cursor_prompt: Literal["front", "full", "request"] = "full"
     """What a cursor come to rest reads: "full" the full prompt there from its front;
     "front" first the short prompt with the full prompt's front up to its window and

@@ -109,3 +109,41 @@ def test_the_short_prompt_keeps_the_def_its_window_leaves_out(tiny_qwen):
         assert second.stats.evaluated_tokens <= 4, second.stats.evaluated_tokens
     finally:
         service.close()
+
+
+HEADED = "import zoneinfo_marker_module\nfrom helpers_marker import add\n\n\n" + TEXT
+
+
+def test_the_short_prompt_keeps_the_imports_its_window_uses(tiny_qwen):
+    # Far below the file's imports: the 200-token short prompt keeps the statement of the
+    # name its lines call (``add``) and leaves the other out; switched off, neither.
+    for keep in (True, False):
+        config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096,
+                                            "n_seq_max": 4},
+                                  "completion": {"max_tokens": 2},
+                                  "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
+                                           "cold_prompt_imports": keep}}, "test")
+        service = CompletionService(config)
+        assert service.load() is None
+        try:
+            backend, engine = service.backend, service.backend.engine
+            req = CompletionRequest(uri="file:///headed.py", text=HEADED, offset=len(HEADED))
+            query = backend._gathered(service._query(req))
+            assert "import zoneinfo_marker_module" in query.parts.head_imports
+            full = backend._prompt(query, config)
+            short = backend._cold.choose(query, config, full)
+            assert short is not None and len(short.tokens) < len(full.tokens)
+            short_text = engine.detokenize(short.tokens)
+            assert ("from helpers_marker import add\n" in short_text) is keep
+            assert "zoneinfo_marker_module" not in short_text
+            assert "from helpers_marker import add\n" in engine.detokenize(full.tokens)
+            # Typing a name of the other import on the cursor's line changes nothing before it
+            first = service.complete(req)
+            assert first.stats is not None and first.stats.short_prompt
+            typed = HEADED + "zoneinfo_marker_module"
+            second = service.complete(CompletionRequest(uri=req.uri, text=typed,
+                                                        offset=len(typed)))
+            assert second.stats is not None and second.stats.short_prompt
+            assert second.stats.evaluated_tokens <= 12, second.stats.evaluated_tokens
+        finally:
+            service.close()
