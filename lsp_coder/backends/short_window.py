@@ -68,8 +68,8 @@ class ShortWindows:
         ``scope_from`` on), after the file's import statements that bind a name the window
         uses (``import_use``, among ``PromptParts.head_imports``; ``idle.cold_prompt_imports``
         and ``with_imports``: not after a front of the full prompt, which holds them all),
-        within the import lines' share of the budget. Their room can push the window's start down past another such line: built again
-        then, three times at most."""
+        within the import lines' share of the budget. Their room can push the window's start
+        down past another such line: built again then, three times at most."""
         parts = short_query.parts
         file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
                         else "")
