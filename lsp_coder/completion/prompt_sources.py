@@ -18,7 +18,7 @@ from .context import CHARS_PER_TOKEN, split_document
 from .recent_edits import RecentEdits
 from .records import CompletionRequest
 from .related import RelatedContext
-from .related.import_head import import_head
+from .related.import_head import import_heads
 from .related.text import uri_to_path
 
 
@@ -91,9 +91,9 @@ class DocumentSources:
             line_start = req.offset - len(parts.line_prefix)
             start = line_start - len(parts.recent) - len(parts.above)
             path = uri_to_path(req.uri)
-            parts = replace(parts, imports=import_head(req.text, start, path, req.language_id),
-                            head_imports=import_head(req.text, line_start, path,
-                                                     req.language_id))
+            imports, head_imports = import_heads(req.text, (start, line_start), path,
+                                                 req.language_id)
+            parts = replace(parts, imports=imports, head_imports=head_imports)
         section_tokens, edit_tokens, visit_tokens = split_extra(budget.extra, config)
         section = self._related.section(req.uri, req.text, req.offset, section_tokens, config,
                                         record=self._record, window_lines=window,

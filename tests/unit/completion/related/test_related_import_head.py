@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_coder.completion.related.import_head import import_head
+from lsp_coder.completion.related.import_head import import_head, import_heads
 from lsp_coder.completion.related.python_defs import IMPORT_SCAN_CHARS
 
 BODY = "".join(f"value_{i} = compute({i})\n" for i in range(40))
@@ -53,3 +53,17 @@ def test_c_includes_and_languages_not_read_here():
     assert _head(text, "main.c") == "#include <stdio.h>\n  # include \"util.h\"\n"
     assert _head("package main\nimport \"fmt\"\n" + BODY, "main.go") == ""
     assert _head("import os\n" + BODY, "notes.txt", "plaintext") == ""
+
+
+def test_one_read_gives_each_head_as_a_read_of_the_document_up_to_it():
+    texts = {"a.py": ("import os\nfrom .events import (Handle,\n    TimerHandle)\nx = 1\n"
+                      "from . import \\\n    protocols\nimport sys\n"),
+             "a.ts": ("import {a,\n  b} from './util';\nlet n = 1;\nimport D from 'lib';\n"
+                      "const fs = require('fs');\n"),
+             "a.c": "#include <stdio.h>\nint n;\n#include \"util.h\"\n"}
+    for name, head in texts.items():
+        text = head + BODY
+        for cut in range(len(head) + 1):
+            alone = import_head(text[:cut], cut, Path(name), "")
+            assert import_heads(text, (cut, len(text)), Path(name), "") == (
+                alone, import_head(text, len(text), Path(name), "")), (name, cut)
