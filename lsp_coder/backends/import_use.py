@@ -16,6 +16,7 @@ import`` only the names imported.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 """A name (JavaScript's may hold ``$``)."""
@@ -55,11 +56,13 @@ def bound_names(statement: str) -> set[str]:
     return set(IDENTIFIER.findall(code)) - IMPORT_WORDS
 
 
-def imports_used(imports: str, above: str, below: str, max_chars: int) -> str:
+def imports_used(imports: str, above: str, below: str, room: int,
+                 size: Callable[[str], int] = len) -> str:
     """The statements of ``imports`` that bind a name the window's lines ``above`` and
-    ``below`` the cursor line use and that ``above`` does not hold, in file order, within
-    ``max_chars`` (the last ones kept: a file's own modules are imported last)."""
-    if not imports or max_chars <= 0:
+    ``below`` the cursor line use and that ``above`` does not hold, in file order, their
+    ``size`` (characters, or the prompt's tokens) within ``room`` (the last ones kept: a
+    file's own modules are imported last)."""
+    if not imports or room <= 0:
         return ""
     used = set(IDENTIFIER.findall(above)) | set(IDENTIFIER.findall(below))
     shown = {line.strip() for line in above.splitlines()}
@@ -67,7 +70,7 @@ def imports_used(imports: str, above: str, below: str, max_chars: int) -> str:
             if bound_names(s) & used and s.splitlines()[0].strip() not in shown]
     total = 0
     for i in range(len(kept) - 1, -1, -1):
-        total += len(kept[i])
-        if total > max_chars:
+        total += size(kept[i])
+        if total > room:
             return "".join(kept[i + 1 :])
     return "".join(kept)

@@ -238,7 +238,7 @@ def build_prompt(template: FimTemplate, parts: PromptParts, tokenize: Tokenize,
 
 def _imports(text: str, tokenize: Tokenize, limit: int) -> list[int]:
     """Tokens of the open file's import lines (``PromptParts.imports``): the first whole
-    lines within ``limit``."""
+    lines within ``limit``, counted as ``line_tokens`` does."""
     if not text:
         return []
     tokens = tokenize(text)
@@ -247,11 +247,17 @@ def _imports(text: str, tokenize: Tokenize, limit: int) -> list[int]:
     lines = text.splitlines(keepends=True)
     kept, used = 0, 0
     for line in lines:
-        used += len(tokenize(line))
+        used += line_tokens(line, tokenize)
         if used > limit:
             break
         kept += 1
     return tokenize("".join(lines[:kept])) if kept else []
+
+
+def line_tokens(text: str, tokenize: Tokenize) -> int:
+    """Tokens of ``text`` counted line by line: the measure ``_imports`` fits the import
+    lines by, so text held to it there is kept whole."""
+    return sum(len(tokenize(line)) for line in text.splitlines(keepends=True))
 
 
 def fit_budgets(prefix: int, suffix: int, extra: int, room: int) -> tuple[int, int, int]:

@@ -15,7 +15,7 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery
 from .import_use import imports_used
-from .local_prompt import Prompt, fit_budgets
+from .local_prompt import Prompt, fit_budgets, line_tokens
 from .scope_head import scope_head
 
 COLD_WINDOW_STEP_LINES = 4
@@ -68,7 +68,8 @@ class ShortWindows:
         ``scope_from`` on), after the file's import statements that bind a name the window
         uses (``import_use``, among ``PromptParts.head_imports``; ``idle.cold_prompt_imports``
         and ``with_imports``: not after a front of the full prompt, which holds them all),
-        within the import lines' share of the budget. Their room can push the window's start
+        within the import lines' share of the budget, counted in tokens as ``build_prompt``
+        fits the import lines (``line_tokens``), so it keeps them all. Their room can push the window's start
         down past another such line: built again then, three times at most."""
         parts = short_query.parts
         file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
@@ -78,7 +79,12 @@ class ShortWindows:
         line = parts.line_prefix
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         python = short_query.uri.endswith((".py", ".pyi"))
-        room = short_query.budget.prefix // IMPORTS_SHARE * CHARS_PER_TOKEN
+        room = short_query.budget.prefix // IMPORTS_SHARE
+        tokenize = self._engine.tokenize
+
+        def size(text: str) -> int:
+            return line_tokens(text, tokenize)
+
         after_line = parts.suffix.find("\n")
         below = "" if after_line < 0 else parts.suffix[after_line + 1 :][
             : short_query.budget.suffix * CHARS_PER_TOKEN]
@@ -87,7 +93,7 @@ class ShortWindows:
             start = max(0, prompt.dropped_lines - scope_from)
             scopes = scope_head(lines, start, indent, python)
             head = imports_used(file_imports, "".join(lines[start:]), below,
-                                room - len(scopes)) + scopes
+                                room - size(scopes), size) + scopes
             if head == short_query.parts.imports:
                 break
             short_query = replace(short_query,

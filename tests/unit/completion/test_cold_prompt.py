@@ -147,3 +147,31 @@ def test_the_short_prompt_keeps_the_imports_its_window_uses(tiny_qwen):
             assert second.stats.evaluated_tokens <= 12, second.stats.evaluated_tokens
         finally:
             service.close()
+
+
+CROWDED = ("".join(f"from m{i} import a{i}, b{i}\n" for i in range(12)) + "\n\nclass Totals:\n"
+           "    def compute(self, x):\n"
+           + "".join(f"        x = f(x, a{i % 12}, b{i % 12})\n" for i in range(60))
+           + "        x = ")
+
+
+def test_the_imports_it_keeps_leave_room_for_the_scope_lines(tiny_qwen):
+    # Twelve statements the window uses, short ones of many tokens: those kept fit the
+    # import lines' share in the prompt's own tokens, so the scope lines after them stay.
+    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 2},
+                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200}}, "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    try:
+        backend, engine = service.backend, service.backend.engine
+        req = CompletionRequest(uri="file:///crowded.py", text=CROWDED, offset=len(CROWDED))
+        query = backend._gathered(service._query(req))
+        full = backend._prompt(query, config)
+        short = backend._cold.choose(query, config, full)
+        assert short is not None and len(short.tokens) < len(full.tokens)
+        text = engine.detokenize(short.tokens)
+        assert "from m11 import a11, b11\nclass Totals:\n    def compute(self, x):\n" in text
+        assert "from m0 import" not in text
+    finally:
+        service.close()
