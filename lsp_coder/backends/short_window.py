@@ -69,8 +69,9 @@ class ShortWindows:
         uses (``import_use``, among ``PromptParts.head_imports``; ``idle.cold_prompt_imports``
         and ``with_imports``: not after a front of the full prompt, which holds them all),
         within the import lines' share of the budget, counted in tokens as ``build_prompt``
-        fits the import lines (``line_tokens``), so it keeps them all. Their room can push the window's start
-        down past another such line: built again then, three times at most."""
+        fits the import lines (``line_tokens``), so it keeps them all. Their room can push
+        the window's start down past another such line: built again then, three times at
+        most."""
         parts = short_query.parts
         file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
                         else "")
