@@ -9,6 +9,7 @@ from collections.abc import Callable
 from ..confidence import first_line_confidence
 from ..shared_types import RequestStats, StopReason
 from .postprocess import POST_CACHE, PRE_CACHE, FilterContext, run
+from .postprocess.statement import statement_end
 from .records import Suggestion
 
 
@@ -44,12 +45,16 @@ class EarlyAnswer:
                              stop_reason=StopReason.TIME_BOX))
 
 
-def first_line(text: str) -> int | None:
-    """Single-line mode shows only the text before the first newline (see ``limit_scope``):
-    stop there. At the end of a finished line the model's answer is often a newline and the
-    next line, which would be generated only to be dropped."""
-    cut = text.find("\n")
-    return None if cut < 0 else cut
+def one_statement(ctx: FilterContext, max_lines: int) -> Callable[[str], int | None]:
+    """Single-line mode shows the answer to its line's end, or to the end of the line that
+    closes a bracket it leaves open (``statement_end``; see ``limit_scope``): stop there.
+    At the end of a finished line the model's answer is often a newline and the next line,
+    which would be generated only to be dropped."""
+
+    def stop(text: str) -> int | None:
+        return statement_end(ctx, text, max_lines)
+
+    return stop
 
 
 def line_limit(max_lines: int) -> Callable[[str], int | None]:

@@ -22,7 +22,7 @@ from ..load_progress import LoadProgress, Stage
 from ..model_files import load_plan
 from ..shared_types import FimQuery, RequestStats, StopReason
 from .alternatives import sample_alternatives
-from .answer_rules import EarlyAnswer, first_line, line_limit, unsure
+from .answer_rules import EarlyAnswer, line_limit, one_statement, unsure
 from .context import cursor_parts, wants_multiline
 from .document_events import DocumentEvents
 from .filter_window import filter_window, rest_of_line
@@ -197,7 +197,7 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
         early = EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         query = self._query(
             req, preview=idle,
-            stop=line_limit(cc.max_lines) if multiline else first_line,
+            stop=line_limit(cc.max_lines) if multiline else one_statement(ctx, cc.max_lines),
             budget_ms=req.budget_ms,
             cancelled=cancelled,
             on_text=early.on_text if answer_early is not None else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsp_coder.completion.postprocess._text import drop_trailing_blank, indent_width, is_blank
 from lsp_coder.completion.postprocess.base import FilterContext
+from lsp_coder.completion.postprocess.statement import statement_end
 
 _OPENERS = (":", "{", "(", "[")
 _CLOSERS = frozenset(")]}")
@@ -44,8 +45,9 @@ def limit_scope(text: str, ctx: FilterContext) -> str:
     and is kept as the last line; `drop_suffix_overlap` removes it again if the
     document already has it.
 
-    In single-line mode (`ctx.multiline` is False) only the first line is kept,
-    so a suggestion starting with a newline becomes "".
+    In single-line mode (`ctx.multiline` is False) only the first line is kept (a
+    suggestion starting with a newline becomes ""), or the lines to the one that closes
+    a bracket the cursor line leaves open (`statement_end`).
 
     Args:
         text: the suggestion.
@@ -54,9 +56,10 @@ def limit_scope(text: str, ctx: FilterContext) -> str:
     Returns:
         The suggestion up to the end of the block.
     """
-    lines = text.split("\n")
     if not ctx.multiline:
-        return lines[0]
+        end = statement_end(ctx, text, len(text))
+        return text if end is None else text[:end]
+    lines = text.split("\n")
     if len(lines) == 1:
         return text
     cursor_line = ctx.prefix.rsplit("\n", 1)[-1]
