@@ -17,7 +17,7 @@ from ..completion.related.tags import language_of
 from ..config import ContextConfig
 from .crossfile_cases import CrossCase, Source, make_workspace
 from .crossfile_names import CROSSFILE_SOURCES
-from .crossfile_report import Answer
+from .crossfile_report import Answer, answered
 from .crossfile_sources import definition_rows, oracle
 from .scoring import edit_similarity, exact, identifier_match, uses_name
 
@@ -113,15 +113,11 @@ async def ask(case: CrossCase, source: Source, tabs: list[str], options: dict[st
             suggestion, latency, recent = await timed_inline(session, case.offset, pause_ms)
         finally:
             await session.close()
-    return Answer(index, suggestion, exact(suggestion, case.expected),
-                  edit_similarity(suggestion, case.expected), uses_name(suggestion, case.name),
-                  latency, recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
-                  *identifier_match(suggestion, case.expected, case.language),
-                  second_pass=bool(recent.get("second_pass")),
-                  token_probs=recent.get("token_probs", []),
-                  first_line_tokens=recent.get("first_line_tokens", 0),
-                  evaluated_tokens=recent.get("evaluated_tokens", 0),
-                  prefill_ms=recent.get("prefill_ms", 0.0))
+    return answered(index, suggestion, latency, recent,
+                    exact=exact(suggestion, case.expected),
+                    edit_similarity=edit_similarity(suggestion, case.expected),
+                    uses_name=uses_name(suggestion, case.name),
+                    identifier=identifier_match(suggestion, case.expected, case.language))
 
 
 async def visit_definition(session: Session, case: CrossCase, root: Path) -> None:

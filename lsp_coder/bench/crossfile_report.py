@@ -8,6 +8,7 @@ import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .bootstrap import Interval, paired
 from .figures import pyplot, save
@@ -54,6 +55,20 @@ class Answer:
     """Prompt tokens the engine read for it (those its KV cache lacked)."""
     prefill_ms: float = 0.0
     """How long reading them took."""
+
+
+def answered(index: int, suggestion: str, latency_ms: float, recent: dict[str, Any], *,
+             exact: bool, edit_similarity: float, uses_name: bool,
+             identifier: tuple[bool, float] = (False, 0.0)) -> Answer:
+    """The ``Answer`` to case ``index`` scored so, with what the server recorded of its
+    request (``recent``: the stats of the status command's last request)."""
+    return Answer(index, suggestion, exact, edit_similarity, uses_name, latency_ms,
+                  recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
+                  *identifier, second_pass=bool(recent.get("second_pass")),
+                  token_probs=recent.get("token_probs", []),
+                  first_line_tokens=recent.get("first_line_tokens", 0),
+                  evaluated_tokens=recent.get("evaluated_tokens", 0),
+                  prefill_ms=recent.get("prefill_ms", 0.0))
 
 
 PREFILL_SPEED_MIN_TOKENS = 256

@@ -38,7 +38,7 @@ from .crossfile_cases import (
     source_cases,
 )
 from .crossfile_names import HELD_OUT_PACKAGES
-from .crossfile_report import Answer, summarize, table
+from .crossfile_report import Answer, answered, summarize, table
 from .crossfile_sources import files
 from .recent_edit_cases import EditCase, Site, fitting, passes, renamed, with_parameter
 from .scoring import edit_similarity, exact, uses_name
@@ -71,13 +71,11 @@ async def ask(edit: EditCase, source: Source, tabs: list[str], options: dict[str
         finally:
             await session.close()
     right = (edit.expected, *edit.alternatives)
-    return Answer(index, suggestion, any(exact(suggestion, line) for line in right),
-                  max(edit_similarity(suggestion, line) for line in right),
-                  (passes(suggestion, case.name, edit.new_name) if edit.passed
-                   else uses_name(suggestion, edit.new_name)), latency,
-                  recent.get("prompt_tokens", 0), bool(recent.get("short_prompt")),
-                  evaluated_tokens=recent.get("evaluated_tokens", 0),
-                  prefill_ms=recent.get("prefill_ms", 0.0))
+    return answered(index, suggestion, latency, recent,
+                    exact=any(exact(suggestion, line) for line in right),
+                    edit_similarity=max(edit_similarity(suggestion, line) for line in right),
+                    uses_name=(passes(suggestion, case.name, edit.new_name) if edit.passed
+                               else uses_name(suggestion, edit.new_name)))
 
 
 def edited(edit: str, case: CrossCase, site: Site, index: int) -> EditCase | None:
