@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterable
 
 from lsp_coder.completion.postprocess.base import Filter, FilterContext
+from lsp_coder.completion.postprocess.closer_line import closer_line
 from lsp_coder.completion.postprocess.drop_blank import drop_blank
 from lsp_coder.completion.postprocess.drop_repetition import drop_repetition
 from lsp_coder.completion.postprocess.drop_suffix_overlap import drop_suffix_overlap
@@ -34,6 +35,7 @@ POST_CACHE: tuple[Filter, ...] = (
     drop_suffix_overlap,
     trim_trailing_whitespace,
     drop_blank,
+    closer_line,
 )
 """Filters that fit the suggestion to the document around the cursor, in this order."""
 

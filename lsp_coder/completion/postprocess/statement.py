@@ -4,7 +4,9 @@ line leaves a bracket open there, at the end of the line that closes it.
 A model often breaks a long call over lines (``client = new DeviceCodeClient(`` and the
 arguments below): cut at the first newline, the suggestion would be the opener alone, to be
 accepted and asked for again. Shown to the line that closes it, it is the whole statement,
-as an editor's other completion servers show it.
+as an editor's other completion servers show it. So too after an opener the editor closed
+itself (``f(|)``): an answer that breaks the line there goes on to the line that closes the
+bracket, or to its end (``closer_line`` then puts the editor's closer on a line of its own).
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from lsp_coder.completion.postprocess.base import FilterContext
 
 OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 """The brackets counted, each with what it adds to the depth."""
+
+BRACKETS = ("(", "[", "{")
+"""The openers an editor may close itself, the closer after the cursor."""
+
+CLOSERS = frozenset(")]};,")
+"""What the rest of the line may hold after an opener the editor closed (``f(|);``)."""
 
 QUOTES = frozenset("'\"`")
 """What opens a string literal (brackets inside one do not count); one ends at its line's
@@ -41,8 +49,9 @@ def open_depth(text: str) -> int:
 
 def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
     """Where ``text`` (an answer at the cursor of ``ctx``) ends in single-line mode: at its
-    first newline, unless nothing follows the cursor on its line and the line leaves a
-    bracket open there; then at the newline after the line that closes the brackets, the
+    first newline, unless the line leaves a bracket open there with nothing after the
+    cursor, or ``text`` starts with a newline after an opener the editor closed
+    (``auto_closed``); then at the newline after the line that closes the brackets, the
     ``max_lines``-th line, or before a blank line or one less indented than the cursor's.
     None: ``text`` has not reached it."""
     cursor_line = ctx.prefix[ctx.prefix.rfind("\n") + 1 :]
@@ -51,7 +60,10 @@ def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
     if first < 0:
         return None
     depth = open_depth(cursor_line + text[:first])
-    if depth <= 0 or rest_of_line.strip():
+    if rest_of_line.strip():
+        if not (auto_closed(cursor_line, rest_of_line) and not text[:first].strip()):
+            return first
+    elif depth <= 0:
         return first
     indent = indent_width(cursor_line + text[:first])
     lines, end = 1, first
@@ -69,3 +81,12 @@ def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
         if depth <= 0:
             return end
     return end
+
+
+def auto_closed(cursor_line: str, rest_of_line: str) -> bool:
+    """Whether the cursor is right after an opener (``cursor_line``: the text before it on
+    its line) and the rest of its line only closes (``f(|)``, ``[|];``), as when the editor
+    closed the bracket itself."""
+    rest = rest_of_line.strip()
+    return (cursor_line.rstrip().endswith(BRACKETS) and rest[:1] in (")", "]", "}")
+            and set(rest) <= CLOSERS)

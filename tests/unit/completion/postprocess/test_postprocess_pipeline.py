@@ -6,6 +6,7 @@ import random
 import pytest
 
 from lsp_coder.completion.postprocess import POST_CACHE, PRE_CACHE, FilterContext, postprocess, run
+from lsp_coder.completion.postprocess.closer_line import closer_line
 from lsp_coder.completion.postprocess.drop_blank import drop_blank
 from lsp_coder.completion.postprocess.drop_repetition import drop_repetition
 from lsp_coder.completion.postprocess.drop_suffix_overlap import drop_suffix_overlap
@@ -30,7 +31,8 @@ def _shout(text: str, ctx: FilterContext) -> str:
 
 def test_order() -> None:
     assert PRE_CACHE == (trim_trailing_whitespace, drop_repetition)
-    assert POST_CACHE == (limit_scope, drop_suffix_overlap, trim_trailing_whitespace, drop_blank)
+    assert POST_CACHE == (limit_scope, drop_suffix_overlap, trim_trailing_whitespace, drop_blank,
+                          closer_line)
 
 
 def test_filters_run_in_order() -> None:

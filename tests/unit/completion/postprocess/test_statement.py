@@ -4,7 +4,9 @@ the cursor's line leaves open."""
 import pytest
 
 from lsp_coder.completion.answer_rules import one_statement
+from lsp_coder.completion.postprocess import POST_CACHE, run
 from lsp_coder.completion.postprocess.base import FilterContext
+from lsp_coder.completion.postprocess.closer_line import closer_line
 from lsp_coder.completion.postprocess.limit_scope import limit_scope
 from lsp_coder.completion.postprocess.statement import open_depth, statement_end
 from tests.unit.completion.postprocess.markers import parse_marked
@@ -52,3 +54,32 @@ def test_open_depth_skips_strings_and_counts_closers():
     assert open_depth("f(')', \"]\", `}`") == 1
     assert open_depth(r"f('\')'") == 1
     assert open_depth("a)]") == -2
+
+
+@pytest.mark.parametrize(
+    ("marked", "expected"),
+    [
+        pytest.param("  c = new Client(║├\n    config,\n    cache,\n  );\n  c.run();┤);\n",
+                     "\n    config,\n    cache,\n  ", id="its-own-closer-line"),
+        pytest.param("    log(║├\n        'sent %s',\n        n┤)\n",
+                     "\n        'sent %s',\n        n\n    ", id="no-closer-written"),
+        pytest.param("    log(║├\n        'sent %s', n)\n    y = 1┤)\n",
+                     "\n        'sent %s', n\n    ", id="closer-glued"),
+        pytest.param("    log(║├'sent %s',\n        n)┤)\n", "'sent %s',",
+                     id="first-line-not-blank"),
+        pytest.param("    log(║├\n        n)┤) + 1\n", "", id="more-than-closers-after-it"),
+        pytest.param("    xs = [║├\n        1,\n    ]┤];\n", "\n        1,\n    ",
+                     id="square-bracket-and-semicolon"),
+    ],
+)
+def test_after_an_opener_the_editor_closed_the_closer_gets_its_own_line(marked, expected):
+    ctx, text = parse_marked(marked, multiline=False)
+    assert run(POST_CACHE, text, ctx) == expected
+
+
+def test_closer_line_keeps_crlf_and_leaves_other_answers():
+    ctx = FilterContext(prefix="\tf(", suffix=")\r\n", multiline=False)
+    assert closer_line("\r\n\t\ta,\r\n\t\tb", ctx) == "\r\n\t\ta,\r\n\t\tb\r\n\t"
+    assert closer_line("a, b", ctx) == "a, b"
+    assert closer_line("\n\t\ta", FilterContext(prefix="\tf(", suffix="\n")) == "\n\t\ta"
+    assert closer_line("\n\t\ta", FilterContext(prefix="\tf(x", suffix=")\n")) == "\n\t\ta"
