@@ -60,9 +60,11 @@ def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
     if first < 0:
         return None
     depth = open_depth(cursor_line + text[:first])
+    goal = 0  # the depth at the statement's end: all its brackets closed
     if rest_of_line.strip():
         if not (auto_closed(cursor_line, rest_of_line) and not text[:first].strip()):
             return first
+        goal = depth - 1  # the editor's closer closes the rest: the answer's end is there
     elif depth <= 0:
         return first
     indent = indent_width(cursor_line + text[:first])
@@ -78,7 +80,7 @@ def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
             return None
         lines += 1
         depth += open_depth(line)
-        if depth <= 0:
+        if depth <= goal:
             return end
     return end
 

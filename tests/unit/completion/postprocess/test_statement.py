@@ -70,6 +70,8 @@ def test_open_depth_skips_strings_and_counts_closers():
         pytest.param("    log(║├\n        n)┤) + 1\n", "", id="more-than-closers-after-it"),
         pytest.param("    xs = [║├\n        1,\n    ]┤];\n", "\n        1,\n    ",
                      id="square-bracket-and-semicolon"),
+        pytest.param("    g(f(║├\n        a,\n    )\n    y = 1┤))\n", "\n        a,\n    ",
+                     id="inner-of-two-closed"),
     ],
 )
 def test_after_an_opener_the_editor_closed_the_closer_gets_its_own_line(marked, expected):
