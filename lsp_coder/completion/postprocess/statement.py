@@ -18,7 +18,7 @@ OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 """The brackets counted, each with what it adds to the depth."""
 
 BRACKETS = ("(", "[", "{")
-"""The openers an editor may close itself, the closer after the cursor."""
+"""The openers an editor may close as they are typed, its closer left after the cursor."""
 
 CLOSERS = frozenset(")]};,")
 """What the rest of the line may hold after an opener the editor closed (``f(|);``)."""
