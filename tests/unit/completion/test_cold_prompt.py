@@ -13,6 +13,27 @@ def line_end(text: str, line: int) -> int:
     return sum(len(x) for x in text.splitlines(keepends=True)[: line + 1]) - 1
 
 
+def short_prompt_service(model, **idle) -> CompletionService:
+    """A service on ``model`` whose short prompts for a cold cache hold 200 tokens."""
+    config = apply(Config(), {"model": {"path": str(model), "n_ctx": 4096, "n_seq_max": 4},
+                              "completion": {"max_tokens": 2},
+                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200, **idle}},
+                   "test")
+    service = CompletionService(config)
+    assert service.load() is None
+    return service
+
+
+def short_and_full(service: CompletionService, req: CompletionRequest):
+    """(the gathered query, its full prompt, the short prompt chosen for it) for ``req``."""
+    backend = service.backend
+    query = backend._gathered(service._query(req))
+    full = backend._prompt(query, service.config)
+    short = backend._cold.choose(query, service.config, full)
+    assert short is not None and len(short.tokens) < len(full.tokens)
+    return query, full, short
+
+
 def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
     # 20 ms: the tiny model cannot read the ~1,000-token full prompt in that time, so both
     # requests read short prompts. Enter at the end of line 60 adds a line above the
@@ -84,13 +105,9 @@ def test_the_short_prompt_keeps_the_def_its_window_leaves_out(tiny_qwen):
     from lsp_coder.completion.context import split_document
     from lsp_coder.shared_types import FimQuery
 
-    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
-                              "completion": {"max_tokens": 2},
-                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200}}, "test")
-    service = CompletionService(config)
-    assert service.load() is None
+    service = short_prompt_service(tiny_qwen)
     try:
-        backend, engine = service.backend, service.backend.engine
+        backend, engine, config = service.backend, service.backend.engine, service.config
         parts = split_document(WALK, len(WALK), prefix_tokens=1024, suffix_tokens=256)
         query = FimQuery(uri="file:///walk.py", sources=parts)
         full = backend._prompt(query, config)
@@ -118,21 +135,12 @@ def test_the_short_prompt_keeps_the_imports_its_window_uses(tiny_qwen):
     # Far below the file's imports: the 200-token short prompt keeps the statement of the
     # name its lines call (``add``) and leaves the other out; switched off, neither.
     for keep in (True, False):
-        config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096,
-                                            "n_seq_max": 4},
-                                  "completion": {"max_tokens": 2},
-                                  "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200,
-                                           "cold_prompt_imports": keep}}, "test")
-        service = CompletionService(config)
-        assert service.load() is None
+        service = short_prompt_service(tiny_qwen, cold_prompt_imports=keep)
         try:
-            backend, engine = service.backend, service.backend.engine
+            engine = service.backend.engine
             req = CompletionRequest(uri="file:///headed.py", text=HEADED, offset=len(HEADED))
-            query = backend._gathered(service._query(req))
+            query, full, short = short_and_full(service, req)
             assert "import zoneinfo_marker_module" in query.parts.head_imports
-            full = backend._prompt(query, config)
-            short = backend._cold.choose(query, config, full)
-            assert short is not None and len(short.tokens) < len(full.tokens)
             short_text = engine.detokenize(short.tokens)
             assert ("from helpers_marker import add\n" in short_text) is keep
             assert "zoneinfo_marker_module" not in short_text
@@ -158,18 +166,11 @@ CROWDED = ("".join(f"from m{i} import a{i}, b{i}\n" for i in range(12)) + "\n\nc
 def test_the_imports_it_keeps_leave_room_for_the_scope_lines(tiny_qwen):
     # Twelve statements the window uses, short ones of many tokens: those kept fit the
     # import lines' share in the prompt's own tokens, so the scope lines after them stay.
-    config = apply(Config(), {"model": {"path": str(tiny_qwen), "n_ctx": 4096, "n_seq_max": 4},
-                              "completion": {"max_tokens": 2},
-                              "idle": {"cold_prompt_ms": 1, "cold_prompt_tokens": 200}}, "test")
-    service = CompletionService(config)
-    assert service.load() is None
+    service = short_prompt_service(tiny_qwen)
     try:
-        backend, engine = service.backend, service.backend.engine
         req = CompletionRequest(uri="file:///crowded.py", text=CROWDED, offset=len(CROWDED))
-        query = backend._gathered(service._query(req))
-        full = backend._prompt(query, config)
-        short = backend._cold.choose(query, config, full)
-        assert short is not None and len(short.tokens) < len(full.tokens)
+        _, _, short = short_and_full(service, req)
+        engine = service.backend.engine
         text = engine.detokenize(short.tokens)
         assert "from m11 import a11, b11\nclass Totals:\n    def compute(self, x):\n" in text
         assert "from m0 import" not in text
