@@ -12,6 +12,16 @@ def indent_width(line: str) -> int:
     return len(line[: len(line) - len(stripped)].expandtabs(TAB_WIDTH))
 
 
+_CLOSERS = frozenset(")]}")
+_CLOSER_TAIL = frozenset(")]};,")
+
+
+def only_closes(line: str) -> bool:
+    """Whether a line only closes brackets, like `}`, `});` or `]`."""
+    stripped = line.strip()
+    return bool(stripped) and stripped[0] in _CLOSERS and set(stripped) <= _CLOSER_TAIL
+
+
 def is_blank(line: str) -> bool:
     """Returns whether a line holds only whitespace."""
     return not line.strip()

@@ -20,6 +20,16 @@ class FilterContext:
     suffix: str
     multiline: bool = True
 
+    @property
+    def cursor_line(self) -> str:
+        """The cursor's line before the cursor."""
+        return self.prefix[self.prefix.rfind("\n") + 1 :]
+
+    @property
+    def rest_of_line(self) -> str:
+        """The cursor's line after the cursor."""
+        return self.suffix.split("\n", 1)[0]
+
 
 Filter = Callable[[str, FilterContext], str]
 """A filter maps a suggestion text to a new text; an empty text means discard."""

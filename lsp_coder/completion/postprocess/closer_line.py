@@ -20,10 +20,9 @@ def closer_line(text: str, ctx: FilterContext) -> str:
     Returns:
         The suggestion, ending where the closer goes.
     """
-    cursor_line = ctx.prefix[ctx.prefix.rfind("\n") + 1 :]
-    rest_of_line = ctx.suffix.split("\n", 1)[0]
+    cursor_line = ctx.cursor_line
     if not (text.startswith(("\n", "\r\n")) and text.strip()
-            and auto_closed(cursor_line, rest_of_line)):
+            and auto_closed(cursor_line, ctx.rest_of_line)):
         return text
     indent = cursor_line[: len(cursor_line) - len(cursor_line.lstrip(" \t"))]
     newline = "\r\n" if text.startswith("\r\n") else "\n"

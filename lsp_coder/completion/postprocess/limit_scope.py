@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from lsp_coder.completion.postprocess._text import drop_trailing_blank, indent_width, is_blank
+from lsp_coder.completion.postprocess._text import (
+    drop_trailing_blank,
+    indent_width,
+    is_blank,
+    only_closes,
+)
 from lsp_coder.completion.postprocess.base import FilterContext
 from lsp_coder.completion.postprocess.statement import statement_end
 
 _OPENERS = (":", "{", "(", "[")
-_CLOSERS = frozenset(")]}")
-_CLOSER_TAIL = frozenset(")]};,")
-
-
-def _is_block_closer(line: str) -> bool:
-    """Whether a line only closes brackets, like `}`, `});` or `]`."""
-    stripped = line.strip()
-    return bool(stripped) and stripped[0] in _CLOSERS and set(stripped) <= _CLOSER_TAIL
 
 
 def _block_indent(cursor_line: str, lines: list[str]) -> tuple[int, bool]:
@@ -62,13 +59,13 @@ def limit_scope(text: str, ctx: FilterContext) -> str:
     lines = text.split("\n")
     if len(lines) == 1:
         return text
-    cursor_line = ctx.prefix.rsplit("\n", 1)[-1]
+    cursor_line = ctx.cursor_line
     block, opens_block = _block_indent(cursor_line, lines)
     for i in range(1, len(lines)):
         line = lines[i]
         if is_blank(line) or indent_width(line) >= block:
             continue
-        if opens_block and _is_block_closer(line):
+        if opens_block and only_closes(line):
             if indent_width(line) == indent_width(cursor_line):
                 return "\n".join(lines[: i + 1])
         return "\n".join(drop_trailing_blank(lines[:i]))

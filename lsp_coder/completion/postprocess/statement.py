@@ -11,7 +11,7 @@ bracket, or to its end (``closer_line`` then puts the editor's closer on a line 
 
 from __future__ import annotations
 
-from lsp_coder.completion.postprocess._text import indent_width, is_blank
+from lsp_coder.completion.postprocess._text import indent_width, is_blank, only_closes
 from lsp_coder.completion.postprocess.base import FilterContext
 
 OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
@@ -19,9 +19,6 @@ OPENERS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 BRACKETS = ("(", "[", "{")
 """The openers an editor may close as they are typed, its closer left after the cursor."""
-
-CLOSERS = frozenset(")]};,")
-"""What the rest of the line may hold after an opener the editor closed (``f(|);``)."""
 
 QUOTES = frozenset("'\"`")
 """What opens a string literal (brackets inside one do not count); one ends at its line's
@@ -54,8 +51,7 @@ def statement_end(ctx: FilterContext, text: str, max_lines: int) -> int | None:
     (``auto_closed``); then at the newline after the line that closes the brackets, the
     ``max_lines``-th line, or before a blank line or one less indented than the cursor's.
     None: ``text`` has not reached it."""
-    cursor_line = ctx.prefix[ctx.prefix.rfind("\n") + 1 :]
-    rest_of_line = ctx.suffix.split("\n", 1)[0]
+    cursor_line, rest_of_line = ctx.cursor_line, ctx.rest_of_line
     first = text.find("\n")
     if first < 0:
         return None
@@ -89,6 +85,4 @@ def auto_closed(cursor_line: str, rest_of_line: str) -> bool:
     """Whether the cursor is right after an opener (``cursor_line``: the text before it on
     its line) and the rest of its line only closes (``f(|)``, ``[|];``), as when the editor
     closed the bracket itself."""
-    rest = rest_of_line.strip()
-    return (cursor_line.rstrip().endswith(BRACKETS) and rest[:1] in (")", "]", "}")
-            and set(rest) <= CLOSERS)
+    return cursor_line.rstrip().endswith(BRACKETS) and only_closes(rest_of_line)
