@@ -1,6 +1,7 @@
 """Which cases a ``bench crossfile`` run asks: a seeded draw per family of languages, each
 language spread through its family, or the cases of an earlier run again (``--cases-from``);
-a stopped run's answers to go on from (``--resume``)."""
+a stopped run's answers to go on from (``--resume``); runs pooled, or left with the cases a
+filter run missed (``--summarize``, ``--missed-by``)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,31 @@ def pooled(raws: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
             f" {len(cases)} cases"
             + (f", {again} drawn again counted once" if again else ""))
     return {"cases": cases, "answers": answers, "recipe": recipe}, said
+
+
+def missed_by(raw: dict[str, Any], filter_raw: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``raw`` (a run's JSON, or runs pooled) with only the cases the filter run
+    (``filter_raw``: one run, of a small model with the file alone, on these cases) answered
+    and did not get exactly, CrossCodeEval's second filter on runs already made; and a line
+    saying what was kept. ValueError unless the filter run asked exactly one run."""
+    if len(filter_raw["answers"]) != 1:
+        raise ValueError("the filter run must ask one run, not "
+                         + (", ".join(filter_raw["answers"]) or "none"))
+    (filter_answers,) = filter_raw["answers"].values()
+    got = {(*listed_place(case), case["expected"]): answer["exact"]
+           for case, answer in zip(filter_raw["cases"], filter_answers)}
+    finished = min((len(run) for run in raw["answers"].values()), default=0)
+    verdicts = [got.get((*listed_place(case), case["expected"]))
+                for case in raw["cases"][:finished]]
+    keep = [i for i, verdict in enumerate(verdicts) if verdict is False]
+    cases = [raw["cases"][i] for i in keep]
+    answers = {name: [{**run[i], "case": n} for n, i in enumerate(keep)]
+               for name, run in raw["answers"].items()}
+    unasked = verdicts.count(None)
+    said = (f"{len(keep)} of {finished} cases kept, those the filter run missed with the file"
+            f" alone ({verdicts.count(True)} it got exactly left out"
+            + (f", {unasked} it did not ask" if unasked else "") + ")")
+    return {**raw, "cases": cases, "answers": answers}, said
 
 
 def select_by_family(pool: list[CrossCase], count: int, seed: int,

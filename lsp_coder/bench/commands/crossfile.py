@@ -53,6 +53,11 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                    help="print the tables of an earlier run's crossfile.json (one stopped"
                         " early: the cases every run answered) and run nothing; several"
                         " (other seeds): their cases pooled, a case drawn again counted once")
+    p.add_argument("--missed-by", type=Path, default=None, metavar="JSON",
+                   help="with --summarize: only the cases this run missed (a run of a small"
+                        " model with the file alone on the same cases: --cases-from, --alone,"
+                        " --sources in-file+full), the filter below applied to runs made"
+                        " without it")
     p.add_argument("--filter-model", default="", metavar="GGUF",
                    help="keep only cases this model (draft: the embedded draft) does not get"
                         " exactly with the file alone and the full prompt, as CrossCodeEval"
@@ -138,23 +143,28 @@ def _languages(text: str) -> set[str]:
 def _crossfile(args: argparse.Namespace) -> int:
     import asyncio
 
+    if args.missed_by is not None and args.summarize is None:
+        print("bench crossfile: --missed-by filters the runs --summarize reads", file=sys.stderr)
+        return 2
     if args.summarize is not None:
         import json
 
         from ..crossfile_confidence import confidence_tables
-        from ..crossfile_draw import pooled
+        from ..crossfile_draw import missed_by, pooled
         from ..crossfile_report import answers_of, report_tables
 
         raws = [json.loads(path.read_text()) for path in args.summarize]
-        raw, said = raws[0], ""
-        if len(raws) > 1:
-            try:
+        raw, said, kept = raws[0], "", ""
+        try:
+            if len(raws) > 1:
                 raw, said = pooled(raws)
-            except ValueError as exc:
-                print(f"bench crossfile: {exc}", file=sys.stderr)
-                return 2
+            if args.missed_by is not None:
+                raw, kept = missed_by(raw, json.loads(args.missed_by.read_text()))
+        except ValueError as exc:
+            print(f"bench crossfile: {exc}", file=sys.stderr)
+            return 2
         languages, answers = answers_of(raw)
-        tables = (said, report_tables(languages, answers), confidence_tables(answers))
+        tables = (said, kept, report_tables(languages, answers), confidence_tables(answers))
         print("\n\n".join(part for part in tables if part))
         return 0
     from ..crossfile import run_crossfile

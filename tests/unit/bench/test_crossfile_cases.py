@@ -20,7 +20,7 @@ from lsp_coder.bench.crossfile_cases import (
     select,
     source_cases,
 )
-from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, pooled, resumed
+from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, missed_by, pooled, resumed
 
 HELPERS = '''\
 """Helpers."""
@@ -261,6 +261,30 @@ def test_runs_of_several_seeds_pool_their_finished_cases_once_each():
         pooled([seed0, {**seed1, "recipe": "blank"}])
     with pytest.raises(ValueError, match="share no run"):
         pooled([seed0, {**seed1, "answers": {"other": []}}])
+
+
+def test_a_filter_run_leaves_the_cases_it_missed_with_their_answers_renumbered():
+    def case(line, expected="a = scale(x, 1)"):
+        return {"source": "pkg", "path": "pkg/m.py", "line": line, "offset": 4,
+                "expected": expected}
+
+    raw = {"seed": 0, "recipe": "cceval", "cases": [case(4), case(9), case(12), case(20)],
+           "answers": {"in-file": [{"case": i, "exact": i == 2} for i in range(4)],
+                       "all": [{"case": i, "exact": True} for i in range(3)]}}
+    # the filter got line 4, missed 12 and (the same place, another line) 9's "b = 1"; it
+    # never asked 9 as drawn here; 20 is past what every run of raw finished
+    filter_raw = {"cases": [case(4), case(9, "b = 1"), case(12), case(20)],
+                  "answers": {"in-file+full": [{"exact": True}, {"exact": False},
+                                               {"exact": False}, {"exact": False}]}}
+    kept, said = missed_by(raw, filter_raw)
+    assert [c["line"] for c in kept["cases"]] == [12]
+    assert kept["answers"] == {"in-file": [{"case": 0, "exact": True}],
+                               "all": [{"case": 0, "exact": True}]}
+    assert kept["recipe"] == "cceval"
+    assert said == ("1 of 3 cases kept, those the filter run missed with the file alone"
+                    " (1 it got exactly left out, 1 it did not ask)")
+    with pytest.raises(ValueError, match="must ask one run, not in-file, all"):
+        missed_by(raw, raw)
 
 
 def test_a_run_on_an_earlier_runs_cases_draws_them_as_it_did_unless_told():
