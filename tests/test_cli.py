@@ -297,6 +297,18 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     mixed = run("bench", "crossfile", "--summarize", str(tmp_path / "stopped.json"),
                 str(tmp_path / "blank.json"))
     assert mixed.returncode == 2 and "recipes do not pool: blank, cceval" in mixed.stderr
+    # --missed-by: only the cases a filter run on them missed (here it got the first one).
+    (tmp_path / "filter.json").write_text(json.dumps(dict(
+        finished, answers={"in-file+full": [dict(a, exact=i == 0) for i, a in
+                                            enumerate(finished["answers"]["in-file"])]})))
+    filtered = run("bench", "crossfile", "--summarize", str(tmp_path / "stopped.json"),
+                   str(tmp_path / "resumed" / "crossfile.json"),
+                   "--missed-by", str(tmp_path / "filter.json"))
+    assert filtered.returncode == 0, filtered.stderr
+    assert (f"{len(raw['cases']) - 1} of {len(raw['cases'])} cases kept, those the filter run"
+            " missed with the file alone (1 it got exactly left out)") in filtered.stdout
+    alone = run("bench", "crossfile", "--missed-by", str(tmp_path / "filter.json"))
+    assert alone.returncode == 2 and "--summarize" in alone.stderr
     # --languages given draws only the cases in those languages, from FILES too.
     typescript = run("bench", "crossfile", str(pkg), str(web), "--recipe", "cceval",
                      "--languages", "ts", "--cases", "2", "--sources", "in-file",

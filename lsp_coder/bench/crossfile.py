@@ -53,14 +53,15 @@ from typing import Any
 from .crossfile_ask import ask, run_options, tabs_for
 from .crossfile_cases import CrossCase, Source, after_module_dot, before_name, select
 from .crossfile_confidence import confidence_tables
-from .crossfile_draw import cases_from, how_drawn, resumed, select_by_family
+from .crossfile_draw import cases_from, earlier_cases, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, plot, report_tables, summarize
 from .crossfile_sources import case_languages, files, resolve, split_sources
 from .crossfile_sources import cases as source_cases
 
 
 async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
-    earlier = json.loads(args.cases_from.read_text()) if args.cases_from else None
+    earlier = (earlier_cases([json.loads(path.read_text()) for path in args.cases_from])
+               if args.cases_from else None)
     done = json.loads(args.resume.read_text()) if args.resume else None
     languages = args.languages or case_languages("python")
     names = ([str(f) for f in args.files] or (earlier or done or {}).get("sources", [])
@@ -78,7 +79,7 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
     seed = (earlier or done or {}).get("seed", args.seed)
     if earlier is not None:
         cases = cases_from(earlier, pool)[: args.cases]
-        kept = f"{len(cases)} cases of {args.cases_from}" + (
+        kept = f"{len(cases)} cases of {', '.join(map(str, args.cases_from))}" + (
             f" ({earlier['filter']})" if earlier.get("filter") else "")
     elif args.filter_model:
         cases, asked = await missed_alone(select(pool, len(pool), seed, args.per_file),

@@ -64,6 +64,39 @@ def resumed(done: dict[str, Any], cases: list[CrossCase],
     return {name: answers[:finished] for name, answers in done["answers"].items()}
 
 
+def _key(case: dict[str, Any]) -> tuple:
+    """What makes a listed case the same case in another run: its place and its line."""
+    return (*listed_place(case), case["expected"])
+
+
+def _distinct(raws: list[dict[str, Any]], names: list[str] | None = None
+              ) -> tuple[list[tuple[dict[str, Any], int]], int]:
+    """Each JSON's cases that every run of ``names`` (default: all of its runs) answered, in
+    turn, as (JSON, index), a case drawn again (the same place and line) kept the first time;
+    and how many were drawn again."""
+    kept: list[tuple[dict[str, Any], int]] = []
+    seen, again = set(), 0
+    for raw in raws:
+        runs = [raw["answers"][name] for name in (raw["answers"] if names is None else names)]
+        finished = min((len(run) for run in runs), default=len(raw["cases"]))
+        for i, case in enumerate(raw["cases"][:finished]):
+            if _key(case) in seen:
+                again += 1
+            else:
+                seen.add(_key(case))
+                kept.append((raw, i))
+    return kept, again
+
+
+def _recipe(raws: list[dict[str, Any]], doing: str) -> str | None:
+    """The recipe the JSONs share (None when none records one); ValueError when they differ."""
+    recipes = {r["recipe"] for r in raws if r.get("recipe")}
+    if len(recipes) > 1:
+        raise ValueError(f"runs of different recipes do not {doing}:"
+                         f" {', '.join(sorted(recipes))}")
+    return next(iter(recipes), None)
+
+
 def pooled(raws: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
     """Several runs' JSONs (other seeds, or one run in parts) as one: the runs they all asked,
     each JSON's cases every one of those runs answered, in turn, a case drawn again (the same
@@ -73,29 +106,36 @@ def pooled(raws: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
     if not names:
         raise ValueError("the runs share no run to compare ("
                          + "; ".join(", ".join(r["answers"]) or "none" for r in raws) + ")")
-    recipes = {r["recipe"] for r in raws if r.get("recipe")}
-    if len(recipes) > 1:
-        raise ValueError(f"runs of different recipes do not pool: {', '.join(sorted(recipes))}")
-    cases: list[dict[str, Any]] = []
-    answers: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
-    seen, again = set(), 0
-    for raw in raws:
-        finished = min(len(raw["answers"][name]) for name in names)
-        for i, case in enumerate(raw["cases"][:finished]):
-            key = (*listed_place(case), case["expected"])
-            if key in seen:
-                again += 1
-                continue
-            seen.add(key)
-            for name in names:
-                answers[name].append({**raw["answers"][name][i], "case": len(cases)})
-            cases.append(case)
+    recipe = _recipe(raws, "pool")
+    kept, again = _distinct(raws, names)
+    cases = [raw["cases"][i] for raw, i in kept]
+    answers = {name: [{**raw["answers"][name][i], "case": n} for n, (raw, i) in enumerate(kept)]
+               for name in names}
     seeds = ", ".join(str(r.get("seed", "?")) for r in raws)
-    recipe = next(iter(recipes), None)
     said = (f"{len(raws)} runs pooled (seeds {seeds}, recipe {recipe or 'not recorded'}):"
             f" {len(cases)} cases"
             + (f", {again} drawn again counted once" if again else ""))
     return {"cases": cases, "answers": answers, "recipe": recipe}, said
+
+
+def earlier_cases(raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """What ``--cases-from`` takes of one or several earlier runs' JSONs: their cases every
+    run of each answered, a case drawn again once (as ``pooled`` counts them), the packages
+    those come from in the order first listed, their recipe and ``first_use``, the first
+    one's seed and the filters that left their cases. ValueError when their recipes or
+    ``first_use`` differ."""
+    recipe = _recipe(raws, "run together")
+    if len({bool(r.get("first_use")) for r in raws}) > 1:
+        raise ValueError("runs with and without --first-use do not run together")
+    kept, _ = _distinct(raws)
+    cases = [raw["cases"][i] for raw, i in kept]
+    used = {case["source"] for case in cases}
+    sources = [name for name in dict.fromkeys(n for raw in raws for n in raw.get("sources", []))
+               if name in used]
+    return {"sources": sources, "seed": raws[0].get("seed", 0), "recipe": recipe,
+            "first_use": bool(raws[0].get("first_use")),
+            "filter": "; ".join(f for f in dict.fromkeys(r.get("filter", "") for r in raws) if f),
+            "cases": cases}
 
 
 def missed_by(raw: dict[str, Any], filter_raw: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -107,11 +147,10 @@ def missed_by(raw: dict[str, Any], filter_raw: dict[str, Any]) -> tuple[dict[str
         raise ValueError("the filter run must ask one run, not "
                          + (", ".join(filter_raw["answers"]) or "none"))
     (filter_answers,) = filter_raw["answers"].values()
-    got = {(*listed_place(case), case["expected"]): answer["exact"]
+    got = {_key(case): answer["exact"]
            for case, answer in zip(filter_raw["cases"], filter_answers)}
     finished = min((len(run) for run in raw["answers"].values()), default=0)
-    verdicts = [got.get((*listed_place(case), case["expected"]))
-                for case in raw["cases"][:finished]]
+    verdicts = [got.get(_key(case)) for case in raw["cases"][:finished]]
     keep = [i for i, verdict in enumerate(verdicts) if verdict is False]
     cases = [raw["cases"][i] for i in keep]
     answers = {name: [{**run[i], "case": n} for n, i in enumerate(keep)]

@@ -22,11 +22,13 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     seed(p)
     p.add_argument("--per-file", type=int, default=2, help="at most this many cases from one"
                    " file")
-    p.add_argument("--cases-from", type=Path, default=None, metavar="JSON",
+    p.add_argument("--cases-from", type=Path, nargs="+", default=None, metavar="JSON",
                    help="the cases of an earlier run's crossfile.json, in its order (its"
                         " packages unless FILES are given, its --recipe and --first-use; pass"
                         " its --alone again): compares a change without drawing or filtering"
-                        " anew")
+                        " anew; several (other seeds): their cases in turn, a case drawn again"
+                        " once, as --summarize pools them (the first one's seed draws the"
+                        " tabs)")
     p.add_argument("--resume", type=Path, default=None, metavar="JSON",
                    help="go on with a stopped run: the cases its crossfile.json finished keep"
                         " their answers, the rest are asked (its packages, seed, --recipe and"

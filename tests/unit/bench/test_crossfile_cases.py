@@ -20,7 +20,14 @@ from lsp_coder.bench.crossfile_cases import (
     select,
     source_cases,
 )
-from lsp_coder.bench.crossfile_draw import cases_from, how_drawn, missed_by, pooled, resumed
+from lsp_coder.bench.crossfile_draw import (
+    cases_from,
+    earlier_cases,
+    how_drawn,
+    missed_by,
+    pooled,
+    resumed,
+)
 
 HELPERS = '''\
 """Helpers."""
@@ -261,6 +268,32 @@ def test_runs_of_several_seeds_pool_their_finished_cases_once_each():
         pooled([seed0, {**seed1, "recipe": "blank"}])
     with pytest.raises(ValueError, match="share no run"):
         pooled([seed0, {**seed1, "answers": {"other": []}}])
+
+
+def test_several_earlier_runs_give_their_finished_cases_once_each():
+    def case(line, expected="a = scale(x, 1)"):
+        return {"source": "pkg", "path": "pkg/m.py", "line": line, "offset": 4,
+                "expected": expected}
+
+    seed3 = {"sources": ["pkg", "other"], "seed": 3, "recipe": "cceval", "filter": "",
+             "cases": [case(4), case(9), case(12)],
+             "answers": {"in-file": [{}, {}, {}], "all": [{}, {}]}}
+    seed4 = {"sources": ["npm:web", "pkg"], "seed": 4, "recipe": "cceval",
+             "filter": "3 of 5 asked", "cases": [case(9), case(20), case(9, "b = 1")],
+             "answers": {"in-file": [{}, {}, {}]}}
+    raw = earlier_cases([seed3, seed4])
+    # seed 3's third case lacks "all"; seed 4's first was drawn by seed 3
+    assert [(c["line"], c["expected"]) for c in raw["cases"]] == [
+        (4, "a = scale(x, 1)"), (9, "a = scale(x, 1)"), (20, "a = scale(x, 1)"), (9, "b = 1")]
+    # the packages the cases come from, as first listed ("other" and "npm:web" give none)
+    assert raw["sources"] == ["pkg"]
+    assert (raw["seed"], raw["recipe"], raw["first_use"], raw["filter"]) == (
+        3, "cceval", False, "3 of 5 asked")
+    assert earlier_cases([seed4])["cases"] == seed4["cases"]
+    with pytest.raises(ValueError, match="recipes do not run together: blank, cceval"):
+        earlier_cases([seed3, {**seed4, "recipe": "blank"}])
+    with pytest.raises(ValueError, match="--first-use"):
+        earlier_cases([seed3, {**seed4, "first_use": True}])
 
 
 def test_a_filter_run_leaves_the_cases_it_missed_with_their_answers_renumbered():
