@@ -71,6 +71,10 @@ def answered(index: int, suggestion: str, latency_ms: float, recent: dict[str, A
                   prefill_ms=recent.get("prefill_ms", 0.0))
 
 
+JS_FAMILY = frozenset({"javascript", "typescript"})
+"""The languages of the family ``--cases`` counts as one (and issue 46's targets)."""
+
+
 PREFILL_SPEED_MIN_TOKENS = 256
 """Only requests that read at least this many prompt tokens tell the machine's prefill speed
 (a few tokens' time is mostly overhead)."""
@@ -172,15 +176,19 @@ def language_tables(languages: list[str], answers: dict[str, list[Answer]]) -> s
     identifier exact match and F1 and share naming the name, with 95 % intervals from a
     paired bootstrap over the cases; then each run against in-file only and against the same
     run less its last switch (``without_switch_run``): the difference of each metric and the
-    ratio of exact matches, with their intervals."""
+    ratio of exact matches, with their intervals. JavaScript and TypeScript, both there, get
+    a table together too: issue 46 and ``--cases`` count them as one family."""
     out = []
-    for language in sorted(set(languages)):
-        picked = [i for i, lang in enumerate(languages) if lang == language]
+    groups = [(language, {language}) for language in sorted(set(languages))]
+    if JS_FAMILY <= set(languages):
+        groups.append((" and ".join(sorted(JS_FAMILY)), JS_FAMILY))
+    for label, members in groups:
+        picked = [i for i, lang in enumerate(languages) if lang in members]
         runs = {name: [run[i] for i in picked if i < len(run)] for name, run in answers.items()}
         runs = {name: run for name, run in runs.items() if len(run) == len(picked)}
         if not runs:
             continue
-        out.append(f"{language}, {len(picked)} cases (95 % intervals, paired bootstrap over"
+        out.append(f"{label}, {len(picked)} cases (95 % intervals, paired bootstrap over"
                    " cases)")
         out.append(f"{'run':<22}" + "".join(f"{head:>22}" for head, _f, _s in METRICS))
         for name, run in runs.items():

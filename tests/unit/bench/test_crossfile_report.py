@@ -8,6 +8,7 @@ from lsp_coder.bench.crossfile_confidence import confidence, confidence_tables
 from lsp_coder.bench.crossfile_report import (
     Answer,
     in_file_run,
+    language_tables,
     report_json,
     summarize,
     table,
@@ -75,6 +76,24 @@ def test_a_stopped_runs_json_is_reported_on_the_cases_every_run_answered():
     text = report_json(raw)
     assert "all+last vs in-file: exact +0.0" in text
     assert "all+last vs all: exact -100.0 [-100.0, -100.0]" in text
+
+
+def test_javascript_and_typescript_get_a_table_together_when_both_are_there():
+    def run(exact: list[bool]) -> list[Answer]:
+        return [Answer(i, "x", e, 100.0 if e else 0.0, e, 1.0, 9, False)
+                for i, e in enumerate(exact)]
+
+    languages = ["python", "javascript", "typescript", "typescript"]
+    text = language_tables(languages, {"in-file": run([True, False, True, False]),
+                                       "all": run([True, True, True, True])})
+    family = text.split("javascript and typescript, 3 cases", 1)[1]
+    # one of three exact in-file, three of three with the section: 3x
+    assert "all vs in-file: exact +66.7" in family and "exact x3.00" in family
+    assert "javascript, 1 cases" in text and "typescript, 2 cases" in text
+    alone = language_tables(languages[:3], {"in-file": run([True, False, True])})
+    assert "javascript and typescript, 2 cases" in alone
+    assert "and typescript" not in language_tables(["python", "typescript"],
+                                                   {"in-file": run([True, False])})
 
 
 def _sure(case: int, exact: bool, probs: list[float | None], line_tokens: int = 0) -> Answer:
