@@ -240,18 +240,18 @@ def test_a_stopped_run_goes_on_only_from_the_cases_drawn_here_first(tmp_path):
         resumed(done, cases[:1], ["in-file", "all"])
 
 
-def listed_case(line: int, expected: str = "a = scale(x, 1)") -> dict:
+def _case(line: int, expected: str = "a = scale(x, 1)") -> dict:
     """A case as a run's JSON lists it."""
     return {"source": "pkg", "path": "pkg/m.py", "line": line, "offset": 4,
             "expected": expected}
 
 
 def test_runs_of_several_seeds_pool_their_finished_cases_once_each():
-    seed0 = {"seed": 0, "recipe": "cceval", "cases": [listed_case(4), listed_case(9), listed_case(12)],
+    seed0 = {"seed": 0, "recipe": "cceval", "cases": [_case(4), _case(9), _case(12)],
              "answers": {"in-file": [{"case": i, "exact": i == 1} for i in range(3)],
                          "all": [{"case": i, "exact": True} for i in range(2)],
                          "all+last": [{"case": 0, "exact": False}]}}
-    seed1 = {"seed": 1, "recipe": "cceval", "cases": [listed_case(9), listed_case(20), listed_case(9, "b = 1")],
+    seed1 = {"seed": 1, "recipe": "cceval", "cases": [_case(9), _case(20), _case(9, "b = 1")],
              "answers": {"in-file": [{"case": i, "exact": False} for i in range(3)],
                          "all": [{"case": i, "exact": i == 2} for i in range(3)]}}
     raw, said = pooled([seed0, seed1])
@@ -274,10 +274,10 @@ def test_runs_of_several_seeds_pool_their_finished_cases_once_each():
 
 def test_several_earlier_runs_give_their_finished_cases_once_each():
     seed3 = {"sources": ["pkg", "other"], "seed": 3, "recipe": "cceval", "filter": "",
-             "cases": [listed_case(4), listed_case(9), listed_case(12)],
+             "cases": [_case(4), _case(9), _case(12)],
              "answers": {"in-file": [{}, {}, {}], "all": [{}, {}]}}
     seed4 = {"sources": ["npm:web", "pkg"], "seed": 4, "recipe": "cceval",
-             "filter": "3 of 5 asked", "cases": [listed_case(9), listed_case(20), listed_case(9, "b = 1")],
+             "filter": "3 of 5 asked", "cases": [_case(9), _case(20), _case(9, "b = 1")],
              "answers": {"in-file": [{}, {}, {}]}}
     raw = earlier_cases([seed3, seed4])
     # seed 3's third case lacks "all"; seed 4's first was drawn by seed 3
@@ -295,12 +295,12 @@ def test_several_earlier_runs_give_their_finished_cases_once_each():
 
 
 def test_a_filter_run_leaves_the_cases_it_missed_with_their_answers_renumbered():
-    raw = {"seed": 0, "recipe": "cceval", "cases": [listed_case(4), listed_case(9), listed_case(12), listed_case(20)],
+    raw = {"seed": 0, "recipe": "cceval", "cases": [_case(4), _case(9), _case(12), _case(20)],
            "answers": {"in-file": [{"case": i, "exact": i == 2} for i in range(4)],
                        "all": [{"case": i, "exact": True} for i in range(3)]}}
     # the filter got line 4, missed 12 and (the same place, another line) 9's "b = 1"; it
     # never asked 9 as drawn here; 20 is past what every run of raw finished
-    filter_raw = {"cases": [listed_case(4), listed_case(9, "b = 1"), listed_case(12), listed_case(20)],
+    filter_raw = {"cases": [_case(4), _case(9, "b = 1"), _case(12), _case(20)],
                   "answers": {"in-file+full": [{"exact": True}, {"exact": False},
                                                {"exact": False}, {"exact": False}]}}
     kept, said = missed_by(raw, filter_raw)
