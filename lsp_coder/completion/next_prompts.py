@@ -1,15 +1,12 @@
 """What the next request will probably need, so idle time can prepare its prompt.
 
-Six kinds, each a document text and cursor the user is likely to produce next:
+Five kinds, each a document text and cursor the user is likely to produce next:
 
 - ``accept``: the shown suggestion inserted, the cursor after it;
 - ``enter``: with the cursor at the end of a line, a new line with the indentation an editor
   inserts (the line above's, one level deeper after a block opener, one level shallower after a
   Python ``return``/``pass``/...; a blank line's whitespace moves down with the cursor, as
   VS Code and Vim remove auto-indent left on a line);
-- ``dedent``: that new line one level shallower, where a block ends (Backspace after Enter,
-  or an editor's own dedent of a closing ``}``); prefill only, after the other two, since
-  the indentation before the cursor goes before the suffix and a new one reads it again;
 - ``window``: a file just opened; only the prefix part of the prompt that any cursor in the
   file's first window will share (the cursor position is not known yet).
 - ``cursor``: the cursor the client reported outside a completion request (a
@@ -68,11 +65,11 @@ class NextPrompt:
         if self.kind == "accept":
             head = self.base[: self.offset] + self.suggestion
             return head + self.base[self.offset :], len(head)
-        if self.kind in ("enter", "dedent"):
+        if self.kind == "enter":
             entered = after_enter(self.base, self.offset,
                                   python=self.path.endswith((".py", ".pyi")))
             if entered is not None:
-                return entered if self.kind == "enter" else dedented(self.base, *entered)
+                return entered
         return self.base, self.offset
 
 
@@ -89,8 +86,6 @@ def after_answer(uri: str, path: str, text: str, offset: int,
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
         out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
-    if out and out[0].kind == "enter":
-        out.append(NextPrompt("dedent", uri, path, text, offset))
     if cold:
         out.append(NextPrompt("full", uri, path, text, offset))
     return out
@@ -121,18 +116,6 @@ def after_enter(text: str, offset: int, python: bool = False) -> tuple[str, int]
         indent = indent[: max(0, len(indent) - len(unit))]
     head = text[:offset] + newline + indent
     return head + text[offset:], len(head)
-
-
-def dedented(original: str, text: str, offset: int) -> tuple[str, int]:
-    """``text`` with the line ending at ``offset`` one level shallower (``original``'s unit),
-    the cursor at its new end; as it is when that line has no indentation."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    indent = text[line_start:offset]
-    if not indent:
-        return text, offset
-    unit = indent_unit(original, indent)
-    kept = indent[: max(0, len(indent) - len(unit))]
-    return text[:line_start] + kept + text[offset:], line_start + len(kept)
 
 
 def indent_unit(text: str, indent: str = "") -> str:

@@ -63,33 +63,13 @@ def test_after_answer_names_enter_then_accept():
     assert accepted_text[:cursor].endswith("3.14 * r * r")
     assert accepted_text[cursor:] == text[offset:]
     at_end = after_answer("file:///a.py", "a.py", "x = 1", 5, "")
-    assert [k.kind for k in at_end] == ["enter", "dedent"]
-    assert at_end[1].state() == ("x = 1\n", 6)  # nothing to dedent: Enter's state, read
+    assert [k.kind for k in at_end] == ["enter"]
     shown = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2")
-    assert [k.kind for k in shown] == ["enter", "accept", "dedent"]
+    assert [k.kind for k in shown] == ["enter", "accept"]
     assert shown[0].state() == ("x = 1\n", 6)
     cold = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2", cold=True)
-    assert [k.kind for k in cold] == ["enter", "accept", "dedent", "full"]
-    assert cold[3].state() == ("x = 1", 5)
-
-
-def test_the_dedent_branch_is_enters_new_line_one_level_shallower():
-    text = "def f(x):\n    if x:\n        y = 1\n    return y\n"
-    offset = text.index("y = 1") + len("y = 1")
-    enter, dedent = after_answer("file:///a.py", "a.py", text, offset, "")
-    assert enter.state() == (text[:offset] + "\n        " + text[offset:], offset + 9)
-    assert dedent.state() == (text[:offset] + "\n    " + text[offset:], offset + 5)
-    # after a Python return Enter already dedents; the dedent branch goes one level further
-    end = text.index("return y") + len("return y")
-    _, dedent = after_answer("file:///a.py", "a.py", text, end, "")
-    assert dedent.state() == (text[:end] + "\n" + text[end:], end + 1)
-    # tabs: one tab less; JavaScript after a block opener: back to the line's own level
-    tabbed = "if (x) {\n\tif (y) {\n\t\tz();\n\t}\n}\n"
-    at = tabbed.index("z();") + len("z();")
-    _, dedent = after_answer("file:///a.js", "a.js", tabbed, at, "")
-    assert dedent.state() == (tabbed[:at] + "\n\t" + tabbed[at:], at + 2)
-    mid_line = after_answer("file:///a.py", "a.py", text, offset - 2, "= 2")
-    assert [k.kind for k in mid_line] == ["accept"]
+    assert [k.kind for k in cold] == ["enter", "accept", "full"]
+    assert cold[2].state() == ("x = 1", 5)
 
 
 def test_document_window_is_shared_by_every_cursor_of_the_first_window():
