@@ -72,7 +72,7 @@ class IdleWork:
         req = CompletionRequest(uri=nxt.uri, text=text, offset=offset, path=nxt.path)
         query = self._query(req, preview=True, cancelled=cancelled, stop_between_chunks=stop)
         parts: dict[str, PromptPart] = {"window": "shared", "full": "full", "enter": "branch",
-                                        "accept": "branch", "dedent": "branch",
+                                        "accept": "branch",
                                         "cursor": self.config.idle.cursor_prompt}
         part = parts.get(nxt.kind, "request")
         return backend.prefill(query, part, in_view)

@@ -1,11 +1,7 @@
 """What the next request will probably need, so idle time can prepare its prompt.
 
-Six kinds, each a document text and cursor the user is likely to produce next:
+Five kinds, each a document text and cursor the user is likely to produce next:
 
-- ``dedent``: with the cursor after the indentation of a blank line (an Enter's new line),
-  that line one level shallower, where a block ends (Backspace, or an editor's own dedent of
-  a closing ``}``); prefill only, first, since the indentation before the cursor goes before
-  the suffix and a new one reads it again;
 - ``accept``: the shown suggestion inserted, the cursor after it;
 - ``enter``: with the cursor at the end of a line, a new line with the indentation an editor
   inserts (the line above's, one level deeper after a block opener, one level shallower after a
@@ -74,8 +70,6 @@ class NextPrompt:
                                   python=self.path.endswith((".py", ".pyi")))
             if entered is not None:
                 return entered
-        if self.kind == "dedent":
-            return dedented(self.base, self.offset)
         return self.base, self.offset
 
 
@@ -88,11 +82,7 @@ def after_answer(uri: str, path: str, text: str, offset: int,
     (whose prefill reads the prompt a request would read) come first and the full prompt, a
     long job that goes on from where it stopped, takes the idle time left."""
     out: list[NextPrompt] = []
-    at_end = _at_line_end(text, offset)
-    indentation = text[text.rfind("\n", 0, offset) + 1 : offset]
-    if at_end and indentation and not indentation.strip():
-        out.append(NextPrompt("dedent", uri, path, text, offset))
-    if at_end:
+    if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
         out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
@@ -126,15 +116,6 @@ def after_enter(text: str, offset: int, python: bool = False) -> tuple[str, int]
         indent = indent[: max(0, len(indent) - len(unit))]
     head = text[:offset] + newline + indent
     return head + text[offset:], len(head)
-
-
-def dedented(text: str, offset: int) -> tuple[str, int]:
-    """``text`` with the indentation before ``offset`` (its line's start to it) one level
-    shallower, the cursor after it."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    indent = text[line_start:offset]
-    kept = indent[: max(0, len(indent) - len(indent_unit(text, indent)))]
-    return text[:line_start] + kept + text[offset:], line_start + len(kept)
 
 
 def indent_unit(text: str, indent: str = "") -> str:
