@@ -80,10 +80,11 @@ def _distinct(raws: list[dict[str, Any]], names: list[str] | None = None
         runs = [raw["answers"][name] for name in (raw["answers"] if names is None else names)]
         finished = min((len(run) for run in runs), default=len(raw["cases"]))
         for i, case in enumerate(raw["cases"][:finished]):
-            if _key(case) in seen:
+            key = _key(case)
+            if key in seen:
                 again += 1
             else:
-                seen.add(_key(case))
+                seen.add(key)
                 kept.append((raw, i))
     return kept, again
 
@@ -122,7 +123,8 @@ def earlier_cases(raws: list[dict[str, Any]]) -> dict[str, Any]:
     """What ``--cases-from`` takes of one or several earlier runs' JSONs: their cases every
     run of each answered, a case drawn again once (as ``pooled`` counts them), the packages
     those come from in the order first listed, their recipe and ``first_use``, the first
-    one's seed and the filters that left their cases. ValueError when their recipes or
+    one's seed and the filters that left their cases (a recipe or seed no JSON records is
+    left out, so the defaults apply as for one such JSON). ValueError when their recipes or
     ``first_use`` differ."""
     recipe = _recipe(raws, "run together")
     if len({bool(r.get("first_use")) for r in raws}) > 1:
@@ -132,7 +134,8 @@ def earlier_cases(raws: list[dict[str, Any]]) -> dict[str, Any]:
     used = {case["source"] for case in cases}
     sources = [name for name in dict.fromkeys(n for raw in raws for n in raw.get("sources", []))
                if name in used]
-    return {"sources": sources, "seed": raws[0].get("seed", 0), "recipe": recipe,
+    recorded = {"seed": raws[0].get("seed"), "recipe": recipe}
+    return {"sources": sources, **{k: v for k, v in recorded.items() if v is not None},
             "first_use": bool(raws[0].get("first_use")),
             "filter": "; ".join(f for f in dict.fromkeys(r.get("filter", "") for r in raws) if f),
             "cases": cases}
