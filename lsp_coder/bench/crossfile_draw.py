@@ -11,6 +11,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from .crossfile_cases import CrossCase, select
+from .crossfile_sources import family
 
 PLACE = ("source", "path", "line", "offset")
 """The fields that find a case again (its ``expected`` then tells whether it is the same)."""
@@ -173,7 +174,7 @@ def select_by_family(pool: list[CrossCase], count: int, seed: int,
     in about the share the whole run has."""
     families: dict[str, list[CrossCase]] = {}
     for case in pool:
-        families.setdefault("python" if case.language == "python" else "js", []).append(case)
+        families.setdefault(family(case.language), []).append(case)
     drawn = [spread(select(families[f], count, seed, per_file))
              for f in sorted(families, key=lambda f: f != "python")]
     return [c for turn in itertools.zip_longest(*drawn) for c in turn if c is not None]

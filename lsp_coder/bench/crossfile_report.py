@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .bootstrap import Interval, paired
+from .crossfile_sources import LANGUAGES
 from .figures import pyplot, save
 
 METRICS = (("exact", "exact", 100.0), ("edit sim", "edit_similarity", 1.0),
@@ -71,7 +72,7 @@ def answered(index: int, suggestion: str, latency_ms: float, recent: dict[str, A
                   prefill_ms=recent.get("prefill_ms", 0.0))
 
 
-JS_FAMILY = frozenset({"javascript", "typescript"})
+JS_FAMILY = frozenset(LANGUAGES["js"])
 """The languages of the family ``--cases`` counts as one (and issue 46's targets)."""
 
 

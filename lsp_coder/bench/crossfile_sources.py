@@ -35,6 +35,12 @@ npm's bundled dependencies)."""
 LANGUAGES = {"python": ("python",), "js": ("javascript", "typescript"), "ts": ("typescript",)}
 """What each name of ``--languages`` draws: the languages of its cases."""
 
+
+def family(language: str) -> str:
+    """The family a case's language is drawn and counted in (``--cases`` is per family, and
+    issue 46's targets are): "js" for JavaScript and TypeScript, else the language."""
+    return "js" if language in LANGUAGES["js"] else language
+
 NPM_PREFIX = "npm:"
 """How an npm package is named on the command line (``npm:express``)."""
 
