@@ -29,6 +29,9 @@ from .workspace import WorkspaceIndex
 DEFINITIONS_MAX = 8
 """At most this many definitions."""
 
+NOT_USED_YET_MAX = 3
+"""At most this many definitions of names the document imports and does not use yet."""
+
 LOOKUPS_KEPT = 64
 """Lookups remembered (by the names used, the imports, the index's and the files' state)."""
 
@@ -48,14 +51,18 @@ class DefinitionFinder:
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,
-              files_generation: int) -> list[Item]:
+              files_generation: int, not_used_yet: bool = False) -> list[Item]:
         """The definitions of the names in ``nearby`` (``cursor_lines.lines_by_distance``),
         nearest first, as the imports of the document's start (and, in Python, of ``window``,
-        the lines above: a function's own imports) or the workspace ``index`` resolve them.
-        Found again only when the names that could resolve, the imports, the index or a file
-        (``files_generation``) changed: a keystroke inside a new word changes none of them."""
+        the lines above: a function's own imports) or the workspace ``index`` resolve them;
+        with ``not_used_yet`` (JavaScript, TypeScript) then those of names the document
+        imports and does not use yet (``js_imports.not_used_yet``), the line being typed
+        often being their first use. Found again only when the names that could resolve,
+        the imports, the index or a file (``files_generation``) changed: a keystroke inside a
+        new word changes none of them."""
         language = tags.language_of(path.suffix) if path is not None else None
         imported: dict = {}
+        pending: list[str] = []
         if language == "python":
             imported = document_imports(text, window)
             used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
@@ -67,17 +74,21 @@ class DefinitionFinder:
             wanted = set(imported) | set(js_imports.members(imported, nearby))
             used = [n for n in names
                     if n in wanted or (index is not None and index.holds(n))]
-        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()),
+            if not_used_yet and len(text) <= max_bytes:
+                pending = [n for n in js_imports.not_used_yet(scripts, text)
+                           if n not in used][:NOT_USED_YET_MAX]
+        key = (path, roots, max_bytes, tuple(used), tuple(imported.items()), tuple(pending),
                index.generation if index is not None else -1, files_generation)
         cached = self._found.get(key)
         if cached is None:
-            cached = self._find(imported, used, path, language, roots, max_bytes, index)
+            cached = self._find(imported, used, path, language, roots, max_bytes, index,
+                                pending)
             self._found[key] = cached
         return cached
 
     def _find(self, imported: dict, used: list[str], path: Path | None, language: str | None,
               roots: tuple[Path, ...], max_bytes: int,
-              index: WorkspaceIndex | None) -> list[Item]:
+              index: WorkspaceIndex | None, pending: list[str]) -> list[Item]:
         out: list[Item] = []
         if language == "python":
             if self._python is None or self._python.max_file_bytes != max_bytes:
@@ -91,6 +102,11 @@ class DefinitionFinder:
             if self._scripts is None or self._scripts.max_file_bytes != max_bytes:
                 self._scripts = js_imports.ImportedDefinitions(max_bytes, self._allows)
             found_here = self._scripts.find(imported, used, path, DEFINITIONS_MAX)
+            if pending:
+                shown = {(f.file, f.name) for f in found_here}
+                found_here += [f for f in self._scripts.find(imported, pending, path,
+                                                             NOT_USED_YET_MAX)
+                               if (f.file, f.name) not in shown]
             out += [Item(("def", f.file, f.name), display_path(f.file, roots), f.text, 0)
                     for f in found_here]
             resolved = {f.used for f in found_here}

@@ -178,6 +178,15 @@ def members(bindings: dict[str, Binding], nearby: str) -> list[str]:
     return list(out)
 
 
+def not_used_yet(found: Imports, text: str) -> list[str]:
+    """The names ``found`` imports by name or as a default that ``text`` (the document) never
+    mentions outside its import statements, the last imported first. A name also counts as
+    mentioned inside a longer word, a comment or a string: only names surely not used yet."""
+    statements = "\n".join(found.statements)
+    return [local for local, binding in reversed(found.bindings.items())
+            if binding.exported != NAMESPACE and text.count(local) <= statements.count(local)]
+
+
 def _text(captures: dict, key: str) -> str:
     nodes = captures.get(key)
     return nodes[0].text.decode("utf-8", "replace") if nodes else ""

@@ -254,7 +254,7 @@ class RelatedContext:
             found = self._definitions.items(looked, lines_above(looked, at),
                                             lines_by_distance(looked, at), path, roots,
                                             cc.max_file_bytes, self._held.index,
-                                            files_generation)
+                                            files_generation, cc.unused_imports)
             items += [item for item in found if not item.outline]
             outlines = [item for item in found if item.outline]
         if cc.open_files and budget > 0:

@@ -11,6 +11,7 @@ from lsp_coder.completion.related.js_imports import (
     Binding,
     imports,
     members,
+    not_used_yet,
     resolve,
 )
 from lsp_coder.config import Config
@@ -96,6 +97,40 @@ def test_an_imported_name_shows_the_definition_its_import_names(tmp_path, files)
     [(path, body)] = related.section(uri, text, len(text), 512, config,
                                      window_lines=(1, 0)).entries
     assert path == "lib/money.ts" and body.startswith("export function convert(")
+
+
+def test_names_imported_and_not_used_yet_are_those_the_text_never_mentions():
+    found = imports("typescript", HEAD)
+    # Namespaces are left out; the last imported first; a mention anywhere counts as a use.
+    assert not_used_yet(found, HEAD) == ["write", "parse", "Item", "sum", "formatPrice", "Cart"]
+    code = HEAD + "const c = new Cart();\n// parse later\nconst totalPrice = 1;\n"
+    assert not_used_yet(found, code) == ["write", "Item", "sum", "formatPrice"]
+    assert not_used_yet(imports("typescript", ""), code) == []
+
+
+def test_names_not_used_yet_follow_the_names_at_the_cursor_when_asked(tmp_path, files):
+    files(tmp_path, FILES)
+    context = replace(Config().context, workspace=False)
+    off = replace(Config(), context=context)
+    on = replace(Config(), context=replace(context, unused_imports=True))
+    uri = (tmp_path / "web" / "cart.ts").as_uri()
+    head = "import Cart, { formatPrice, total as sum } from './util/format';\n"
+
+    def shown(text: str, config: Config) -> str:
+        related = RelatedContext()
+        related.set_roots([tmp_path.as_uri()], config)
+        return "".join(body for _, body in related.section(
+            uri, text, len(text), 512, config, window_lines=(text.count("\n"), 0)).entries)
+
+    text = head + "const shown = formatPrice(1, 'EUR');\nconst next = "
+    assert "class Cart" not in shown(text, off) and "total(" not in shown(text, off)
+    body = shown(text, on)
+    assert body.index("formatPrice(n") < body.index("total(xs") < body.index("class Cart")
+    # Cart used far above the cursor (not one of the names at it): only total is pending.
+    used = head + "const c = new Cart();\n" + "// step\n" * 30 + text.removeprefix(head)
+    assert "class Cart" not in shown(used, on) and "total(xs" in shown(used, on)
+    huge = text + "// filler\n" * 30_000  # past context.max_file_bytes: nothing pending
+    assert "total(xs" not in shown(huge, on)
 
 
 def test_a_re_exported_name_falls_back_to_the_index(tmp_path, files):
