@@ -119,6 +119,8 @@ def not_used_names(imported: dict[str, Imported], text: str) -> list[str]:
     """The names ``imported`` takes from a module (``from m import name``) that ``text`` (the
     document) never mentions outside its import lines, the last imported first. A mention
     inside a longer word, a comment or a string counts: only names surely not used yet."""
+    if not any(target.attr for target in imported.values()):
+        return []
     pieces, at = [], 0
     for match in IMPORT_START.finditer(text):
         if match.start() < at:
