@@ -152,9 +152,9 @@ class ContextConfig:
     definitions: bool = True
     """The definitions of the imported names used around the cursor."""
     unused_imports: bool = False
-    """Also the definitions of names the open file imports and does not use yet (at most 3,
-    after those of the names at the cursor; Python, JavaScript, TypeScript): the line being
-    typed is often a name's first use."""
+    """Also the definitions of names the open file imports and does not use yet (JavaScript,
+    TypeScript; at most 3, after those of the names at the cursor): the line being typed is
+    often a name's first use."""
     open_files: bool = True
     """Chunks of open and recently edited documents that share identifiers with the cursor's."""
     imports: bool = True

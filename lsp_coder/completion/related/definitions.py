@@ -20,7 +20,6 @@ from .python_defs import (
     IMPORT_SCAN_CHARS,
     PythonDefinitions,
     document_imports,
-    not_used_names,
     used_names,
     without_imports,
 )
@@ -56,8 +55,8 @@ class DefinitionFinder:
         """The definitions of the names in ``nearby`` (``cursor_lines.lines_by_distance``),
         nearest first, as the imports of the document's start (and, in Python, of ``window``,
         the lines above: a function's own imports) or the workspace ``index`` resolve them;
-        with ``not_used_yet`` then those of names the document imports and does not use yet
-        (``js_imports.not_used_yet``, ``python_defs.not_used_names``), the line being typed
+        with ``not_used_yet`` (JavaScript, TypeScript) then those of names the document
+        imports and does not use yet (``js_imports.not_used_yet``), the line being typed
         often being their first use. Found again only when the names that could resolve,
         the imports, the index or a file (``files_generation``) changed: a keystroke inside a
         new word changes none of them."""
@@ -67,8 +66,6 @@ class DefinitionFinder:
         if language == "python":
             imported = document_imports(text, window)
             used = [u for u in used_names(without_imports(nearby)) if u.split(".")[0] in imported]
-            if not_used_yet and len(text) <= max_bytes:
-                pending = not_used_names(imported, text)[:NOT_USED_YET_MAX]
         else:
             scripts = js_imports.imports(language or "", text[:IMPORT_SCAN_CHARS])
             imported = scripts.bindings
@@ -96,8 +93,7 @@ class DefinitionFinder:
         if language == "python":
             if self._python is None or self._python.max_file_bytes != max_bytes:
                 self._python = PythonDefinitions(max_bytes, self._allows)
-            for found in self._python.find(imported, used + pending, path, roots,
-                                           DEFINITIONS_MAX):
+            for found in self._python.find(imported, used, path, roots, DEFINITIONS_MAX):
                 out.append(Item(("def", found.path, found.name),
                                 display_path(found.path, roots), found.text, 0))
             plain = {name.split(".")[0] for name in used}

@@ -115,23 +115,6 @@ def without_imports(window: str) -> str:
     return "\n".join(line for line in window.split("\n") if not IMPORT_START.match(line))
 
 
-def not_used_names(imported: dict[str, Imported], text: str) -> list[str]:
-    """The names ``imported`` takes from a module (``from m import name``) that ``text`` (the
-    document) never mentions outside its import lines, the last imported first. A mention
-    inside a longer word, a comment or a string counts: only names surely not used yet."""
-    if not any(target.attr for target in imported.values()):
-        return []
-    pieces, at = [], 0
-    for match in IMPORT_START.finditer(text):
-        if match.start() < at:
-            continue
-        pieces.append(text[at : match.start()])
-        at = match.start() + len(_statement_at(text, match.start()))
-    body = "".join(pieces) + text[at:]
-    return [local for local, target in reversed(imported.items())
-            if target.attr and local not in body]
-
-
 def used_names(window: str) -> list[str]:
     """Dotted names used in ``window`` (``a``, ``a.b.c``), in order of first use; a chain
     never goes on over a line's end (``m.`` typed at the end of one line is ``m``)."""

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from lsp_coder.completion.related import RelatedContext
 from lsp_coder.completion.related.python_defs import (
     PythonDefinitions,
     document_imports,
     imports,
-    not_used_names,
     used_names,
     without_imports,
 )
-from lsp_coder.config import Config
 
 
 def find(workspace: Path, text: str, name: str = "pkg/app.py", roots=None):
@@ -33,32 +29,6 @@ def test_imports_are_read_one_statement_at_a_time_despite_a_broken_line():
     assert found["osp"].module == "os.path" and found["sv"].attr == "scale_value"
     assert found["Engine"].module == "pkg.core" and found["util"].level == 1
     assert used_names("a = sv(x)\ne.start(1)") == ["a", "sv", "x", "e.start"]
-
-
-def test_names_imported_and_not_used_yet_are_those_the_text_never_mentions():
-    text = ("import os\nfrom a import (\n    b,\n    c as d,\n)\nfrom .e import f, g\n"
-            "x = b(1)\n# g later\n")
-    # Modules are left out; the last imported first; a parenthesised import is no use.
-    assert not_used_names(document_imports(text, ""), text) == ["f", "d"]
-
-
-def test_names_not_used_yet_follow_the_names_at_the_cursor_when_asked(workspace):
-    context = replace(Config().context, workspace=False)
-    off = replace(Config(), context=context)
-    on = replace(Config(), context=replace(context, unused_imports=True))
-    uri = (workspace / "pkg" / "app.py").as_uri()
-    text = ("from pkg.core import Engine, scale_value\nfrom pkg.util.text import shout\n\n"
-            "e = Engine('a')\nvalue = ")
-
-    def shown(config: Config) -> str:
-        related = RelatedContext()
-        related.set_roots([workspace.as_uri()], config)
-        return "".join(body for _, body in related.section(
-            uri, text, len(text), 512, config, window_lines=(text.count("\n"), 0)).entries)
-
-    assert "def shout" not in shown(off) and "def scale_value" not in shown(off)
-    body = shown(on)  # a file's definitions go together, the file of the name used first
-    assert body.index("class Engine") < body.index("def scale_value") < body.index("def shout")
 
 
 def test_a_class_shows_its_fields_and_method_signatures_not_its_bodies(workspace):
