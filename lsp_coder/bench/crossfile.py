@@ -30,7 +30,8 @@ the right context could do), one with ``+visited`` ``context.visited_ranges = tr
 ``--visit`` the client first rests the cursor on the name's definition in its module, in every
 run, as after a go-to-definition), one with ``+last`` ``context.relevant_last = true`` (the most
 relevant code last in the section), one with ``+second`` ``context.second_pass = true`` (a
-second pass by the names of the first answer); they combine (``in-file+full+imports``). Where
+second pass by the names of the first answer), one with ``+unused`` or ``+nounused``
+``context.unused_imports`` on or off; they combine (``in-file+full+imports``). Where
 a ``NAME+second`` run's second pass did not run, run ``NAME`` is not asked: its one request
 is that first pass, the same prompt, answered the same way (greedy decoding), so it takes
 that answer.

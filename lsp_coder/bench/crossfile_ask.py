@@ -27,7 +27,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
             v in ("full", "first", "imports", "noimports", "oracle", "last", "second",
-                  "visited", "unused")
+                  "visited", "unused", "nounused")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -51,8 +51,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             context["second_pass"] = True
         elif variant == "visited":
             context["visited_ranges"] = True
-        elif variant == "unused":
-            context["unused_imports"] = True
+        elif variant in ("unused", "nounused"):
+            context["unused_imports"] = variant == "unused"
         elif variant == "oracle":
             pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):

@@ -151,10 +151,10 @@ class ContextConfig:
     """Tokens of the other files' section; 0: none (was ``completion.extra_context_tokens``)."""
     definitions: bool = True
     """The definitions of the imported names used around the cursor."""
-    unused_imports: bool = False
+    unused_imports: bool = True
     """Also the definitions of names the open file imports and does not use yet (JavaScript,
     TypeScript; at most 3, after those of the names at the cursor): the line being typed is
-    often a name's first use."""
+    often a name's first use (Python's lines lost with it, so Python has none)."""
     open_files: bool = True
     """Chunks of open and recently edited documents that share identifiers with the cursor's."""
     imports: bool = True

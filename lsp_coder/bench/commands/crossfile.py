@@ -80,7 +80,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " of what NAME ships; NAME+last: also context.relevant_last=true;"
                         " NAME+second: also context.second_pass=true;"
                         " NAME+visited: also context.visited_ranges=true;"
-                        " NAME+unused: also context.unused_imports=true"
+                        " NAME+unused, NAME+nounused: also context.unused_imports=true or"
+                        " false"
                         " (they combine: in-file+full+imports)")
     open_pause(p, "time between opening the files and the request")
     p.add_argument("--visit", action="store_true",

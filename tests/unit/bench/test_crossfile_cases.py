@@ -365,6 +365,7 @@ def test_runs_switch_the_context_sources():
     assert run_options("all+full+second", base)["context"]["second_pass"] is True
     assert "second_pass" not in run_options("all+full", base)["context"]
     assert run_options("all+full+unused", base)["context"]["unused_imports"] is True
+    assert run_options("all+nounused", base)["context"]["unused_imports"] is False
     for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm",
                   "all+recent", "all+recentx"):
         with pytest.raises(ValueError):

@@ -74,8 +74,9 @@ def test_a_relative_specifier_resolves_like_node_and_typescript(tmp_path, files)
 
 def test_an_imported_name_shows_the_definition_its_import_names(tmp_path, files):
     files(tmp_path, FILES)
-    # No index at all: the imports alone find the files.
-    config = replace(Config(), context=replace(Config().context, workspace=False))
+    # No index at all: the imports alone find the files; only the names at the cursor.
+    config = replace(Config(), context=replace(Config().context, workspace=False,
+                                               unused_imports=False))
     related = RelatedContext()
     related.set_roots([tmp_path.as_uri()], config)
     uri = (tmp_path / "web" / "cart.ts").as_uri()
@@ -108,11 +109,10 @@ def test_names_imported_and_not_used_yet_are_those_the_text_never_mentions():
     assert not_used_yet(imports("typescript", ""), code) == []
 
 
-def test_names_not_used_yet_follow_the_names_at_the_cursor_when_asked(tmp_path, files):
+def test_names_not_used_yet_follow_the_names_at_the_cursor_unless_turned_off(tmp_path, files):
     files(tmp_path, FILES)
-    context = replace(Config().context, workspace=False)
-    off = replace(Config(), context=context)
-    on = replace(Config(), context=replace(context, unused_imports=True))
+    on = replace(Config(), context=replace(Config().context, workspace=False))  # the default
+    off = replace(on, context=replace(on.context, unused_imports=False))
     uri = (tmp_path / "web" / "cart.ts").as_uri()
     head = "import Cart, { formatPrice, total as sum } from './util/format';\n"
 
