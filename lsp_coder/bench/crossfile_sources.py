@@ -41,6 +41,7 @@ def family(language: str) -> str:
     issue 46's targets are): "js" for JavaScript and TypeScript, else the language."""
     return "js" if language in LANGUAGES["js"] else language
 
+
 NPM_PREFIX = "npm:"
 """How an npm package is named on the command line (``npm:express``)."""
 
