@@ -179,12 +179,14 @@ def members(bindings: dict[str, Binding], nearby: str) -> list[str]:
 
 
 def not_used_yet(found: Imports, text: str) -> list[str]:
-    """The names ``found`` imports by name or as a default that ``text`` (the document) never
+    """The names ``found`` imports by name or as a default from another file (a relative
+    specifier: a package's names have no file here to show) that ``text`` (the document) never
     mentions outside its import statements, the last imported first. A name also counts as
     mentioned inside a longer word, a comment or a string: only names surely not used yet."""
     statements = "\n".join(found.statements)
     return [local for local, binding in reversed(found.bindings.items())
-            if binding.exported != NAMESPACE and text.count(local) <= statements.count(local)]
+            if binding.exported != NAMESPACE and is_relative(binding.source)
+            and text.count(local) <= statements.count(local)]
 
 
 def _text(captures: dict, key: str) -> str:
@@ -203,10 +205,16 @@ def _query(language: str):
     return grammar, Query(grammar, QUERY)
 
 
+def is_relative(source: str) -> bool:
+    """Whether the module specifier ``source`` names a file relative to the document (not a
+    package)."""
+    return source.startswith(("./", "../")) or source in (".", "..")
+
+
 def resolve(source: str, document: Path) -> Path | None:
     """The file a relative ``source`` imported by ``document`` names, or None (a package, or
     no such file)."""
-    if not source.startswith(("./", "../")) and source not in (".", ".."):
+    if not is_relative(source):
         return None
     base = Path(os.path.normpath(document.parent / source))
     tries = [base]

@@ -107,6 +107,9 @@ def test_names_imported_and_not_used_yet_are_those_the_text_never_mentions():
     code = HEAD + "const c = new Cart();\n// parse later\nconst totalPrice = 1;\n"
     assert not_used_yet(found, code) == ["write", "Item", "sum", "formatPrice"]
     assert not_used_yet(imports("typescript", ""), code) == []
+    # A package's names have no file here to show: they take no place among the pending.
+    packaged = imports("typescript", "import React, { useState } from 'react';\n" + HEAD)
+    assert not_used_yet(packaged, HEAD) == not_used_yet(found, HEAD)
 
 
 def test_names_not_used_yet_follow_the_names_at_the_cursor_unless_turned_off(tmp_path, files):
