@@ -50,7 +50,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " which of FILES' cases are drawn; --cases is per language family")
     p.add_argument("--split", choices=("report", "tune"), default="report",
                    help="without FILES, the packages reported on (default) or those to tune"
-                        " on: tune on some packages, report on others (see docs/benchmarks/crossfile-field.md)")
+                        " on: tune on some packages, report on others"
+                        " (see docs/benchmarks/crossfile-field.md)")
     p.add_argument("--summarize", type=Path, nargs="+", default=None, metavar="JSON",
                    help="print the tables of an earlier run's crossfile.json (one stopped"
                         " early: the cases every run answered) and run nothing; several"
