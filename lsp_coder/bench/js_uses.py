@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from ..completion.related import js_imports, tags
+from ..completion.related import js_definitions, js_imports, tags
 from .crossfile_cases import LINE_CHARS, CrossCase, Source
 
 SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
@@ -127,7 +127,7 @@ def file_cases(source: Source, path: Path, known: set[Path],
     found = js_imports.imports(lang, text)
     targets: dict[str, tuple[Path, str]] = {}  # local name -> (file, exported name)
     for local, binding in found.bindings.items():
-        target = js_imports.resolve(binding.source, path)
+        target = js_definitions.resolve(binding.source, path)
         if target is not None and target in known and target != path:
             targets[local] = (target, binding.exported)
     if not targets:

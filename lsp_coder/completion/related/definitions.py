@@ -1,9 +1,9 @@
 """The definitions of the names used around the cursor, as items of the other files' section.
 
 Python names resolve through the document's imports (``python_defs``), JavaScript's and
-TypeScript's through theirs when they name a workspace file (``js_imports``); the other names
-through the workspace index (``workspace``, ``tags``), the definition nearest the document when
-several files define a name.
+TypeScript's through theirs when they name a workspace file (``js_imports``,
+``js_definitions``); the other names through the workspace index (``workspace``, ``tags``),
+the definition nearest the document when several files define a name.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from . import js_imports, tags
+from . import js_definitions, js_imports, tags
 from .cursor_lines import distinctive_names
 from .items import Item
 from .python_defs import (
@@ -46,7 +46,7 @@ class DefinitionFinder:
     def __init__(self, allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self._allows = allows
         self._python: PythonDefinitions | None = None
-        self._scripts: js_imports.ImportedDefinitions | None = None
+        self._scripts: js_definitions.ImportedDefinitions | None = None
         self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
@@ -100,7 +100,7 @@ class DefinitionFinder:
             names = [n for n in imported if n in plain]
         elif imported and path is not None:
             if self._scripts is None or self._scripts.max_file_bytes != max_bytes:
-                self._scripts = js_imports.ImportedDefinitions(max_bytes, self._allows)
+                self._scripts = js_definitions.ImportedDefinitions(max_bytes, self._allows)
             found_here = self._scripts.find(imported, used, path, DEFINITIONS_MAX)
             if pending:
                 shown = {(f.file, f.name) for f in found_here}

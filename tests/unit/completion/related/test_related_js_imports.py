@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from lsp_coder.completion.related import RelatedContext
+from lsp_coder.completion.related.js_definitions import resolve
 from lsp_coder.completion.related.js_imports import (
     DEFAULT,
     NAMESPACE,
@@ -12,7 +13,6 @@ from lsp_coder.completion.related.js_imports import (
     imports,
     members,
     not_used_yet,
-    resolve,
 )
 from lsp_coder.config import Config
 
