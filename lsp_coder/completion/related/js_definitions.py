@@ -39,8 +39,6 @@ class Found:
     """Its signature and members, as ``tags.render`` shows them."""
 
 
-
-
 def resolve(source: str, document: Path) -> Path | None:
     """The file a relative ``source`` imported by ``document`` names, or None (a package, or
     no such file)."""
