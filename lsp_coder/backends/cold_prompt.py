@@ -28,8 +28,9 @@ A request reads the full prompt when its uncached part can be read within
 one's (``FULL_FOR_MORE``); else the short one with the front when the cache holds that front,
 else the richer short one readable in time, else the one with the least left to read. Idle
 work reads richer ones: an Enter or accept branch the short prompt with the section when what
-that adds can be read within ``idle.cold_prompt_ms`` (``choose(with_section=)``), a ``full``
-job that one (without the front), then the full prompt (``step_up``). So the first answer in a
+that adds to the prompt a request there would read can be read within
+``idle.cold_prompt_ms`` (``choose(with_section=)``), a ``full`` job that one (without the
+front), then the full prompt (``step_up``). So the first answer in a
 file just opened comes as soon as without other files, and the section joins the answers once
 idle work has read it. ``idle.cold_context_first`` makes requests wait for the section instead.
 """
@@ -46,7 +47,13 @@ from ..config import Config
 from ..engine.engine import Engine
 from ..shared_types import FimQuery
 from .local_prompt import Prompt
-from .short_window import ANCHORED_DOCUMENTS, BuildPrompt, ShortWindows, cold_budgets
+from .short_window import (
+    ANCHORED_DOCUMENTS,
+    HEAD_KEPT_SAVING,
+    BuildPrompt,
+    ShortWindows,
+    cold_budgets,
+)
 
 FULL_FOR_MORE = 1.25
 """The full prompt answers when the cache lacks at most this many times what it lacks of the
@@ -71,9 +78,9 @@ class ColdPrompts:
         """The short prompt a request for ``query`` reads instead of ``full``, or None (the
         full one): see the module's docstring. Only with idle work on, which fills the
         richer prompts afterwards. ``with_section``: the short prompt with the section when
-        what it lacks more than the one without can be read within ``idle.cold_prompt_ms``
-        (what idle work reads for a branch the user has not reached yet: a request that
-        reaches it while it is read waits for it)."""
+        what it lacks more than the prompt a request would read can be read within
+        ``idle.cold_prompt_ms`` (what idle work reads for a branch the user has not reached
+        yet: a request that reaches it while it is read waits for it)."""
         options = self._options(query, config, full)
         if options is None:
             return None
@@ -86,18 +93,17 @@ class ColdPrompts:
         if sectioned and not config.idle.cold_context_first \
                 and not self._readable(short_new, limit_ms):
             bare, bare_new = windows.short(short_query, config, 0, start, len(full.tokens))
-            # A branch reads the section only when that costs little more: a request that
-            # reaches the branch's state while it is read waits for it.
-            if bare_new < short_new and not (
-                    with_section and self._readable(short_new - bare_new, limit_ms)):
+            # A branch reads the section only when that costs little more than what a
+            # request there reads (``bare`` or a front): a request that reaches the branch's
+            # state while it is read waits for it.
+            if bare_new < short_new and not (with_section and self._readable(
+                    short_new - self._with_front(query.uri, short_query, config, full,
+                                                 full_new, start, (bare, bare_new),
+                                                 in_section=True)[1], limit_ms)):
                 short, short_new, sectioned = bare, bare_new, False
-        if config.idle.cold_prompt_front and full.above_at >= 0:
-            fronted = self._fronted(query.uri, short_query, config, full,
-                                    len(full.tokens) - full_new, start,
-                                    in_section=not sectioned)
-            if fronted is not None and self._takes_front(fronted, full, short, short_new,
-                                                         limit_ms):
-                short, short_new = fronted
+        short, short_new = self._with_front(query.uri, short_query, config, full, full_new,
+                                            start, (short, short_new),
+                                            in_section=not sectioned)
         if short_new * FULL_FOR_MORE >= full_new:
             return None
         self._keep(query.uri, short, full, lines)
@@ -123,6 +129,21 @@ class ColdPrompts:
             return None
         short = fronted[0]
         self._keep(query.uri, short, full, lines)
+        return short
+
+    def _with_front(self, uri: str, short_query: FimQuery, config: Config, full: Prompt,
+                    full_new: int, start: int | None, short: tuple[Prompt, int],
+                    in_section: bool) -> tuple[Prompt, int]:
+        """``short`` (a prompt and what the cache lacks of it), or the short prompt with the
+        front of ``full`` the cache holds where a request takes that instead
+        (``idle.cold_prompt_front``, ``_takes_front``)."""
+        if not config.idle.cold_prompt_front or full.above_at < 0:
+            return short
+        fronted = self._fronted(uri, short_query, config, full, len(full.tokens) - full_new,
+                                start, in_section=in_section)
+        if fronted is not None and self._takes_front(fronted, full, short[0], short[1],
+                                                     config.idle.cold_prompt_ms):
+            return fronted
         return short
 
     def _takes_front(self, fronted: tuple[Prompt, int], full: Prompt, short: Prompt,
@@ -218,16 +239,22 @@ class ColdPrompts:
         first = full.dropped_lines + engine.detokenize(full.tokens[full.above_at:cut]).count("\n")
         windows = self._windows
         window, _ = windows.short(short_query, config, 0, start, len(full.tokens))
-        near = windows.scoped(short_query, config, scope_from=first, with_imports=False,
-                              extra_head_tokens=0,
-                              window_drop_lines=max(first, window.dropped_lines))
+        how = {"scope_from": first, "with_imports": False, "extra_head_tokens": 0,
+               "window_drop_lines": max(first, window.dropped_lines)}
         template = engine.template
         lead = (template.bos >= 0) + 1 + len(template.prefix_lead)
-        tokens = full.tokens[:cut] + near.tokens[lead:]
-        if len(tokens) > len(full.tokens):
-            return None
-        fronted = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut)
-        return fronted, len(tokens) - engine.cached_prefix(tokens)
+        best: tuple[Prompt, int] | None = None
+        for near in (windows.scoped(short_query, config, **how),
+                     windows.kept_head(short_query, config, **how)):
+            if near is None or (best is not None and near.head == best[0].head):
+                continue
+            tokens = full.tokens[:cut] + near.tokens[lead:]
+            new = len(tokens) - engine.cached_prefix(tokens)
+            if len(tokens) <= len(full.tokens) and (
+                    best is None or new * HEAD_KEPT_SAVING < best[1]):
+                best = Prompt(tokens, near.heal, near.dropped_lines, full.above_at, cut,
+                              near.head), new
+        return best
 
     def _front_cut(self, uri: str, full: Prompt, reach: int, in_section: bool) -> int | None:
         """Where a fronted short prompt of ``full`` leaves it (see ``_fronted``): the cut

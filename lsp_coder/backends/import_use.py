@@ -6,7 +6,9 @@ window uses comes without its binding, and the model guesses where it is from (`
 for ``events.``, a method for an imported function). The statements kept here bind a name
 that the window's lines above the cursor or below it use: a few lines, read with the scope
 lines at the window's front (``short_window.ShortWindows.scoped``). The cursor's own line
-does not count, so typing on it never changes the front of the prompt.
+does not count, so typing on it never changes the front of the prompt, and while the cache
+holds a document's last short prompt the next one keeps its statements
+(``ShortWindows.kept_head``) until the window moves.
 
 By text alone, for any language ``import_head`` reads: a statement's names are its
 identifiers outside string literals, less the import words; after Python's ``from ...

@@ -55,6 +55,9 @@ class Prompt:
     front: int = 0
     """How many tokens of the full prompt a short prompt for a cold cache starts with (0:
     none, it is not one that starts with the full prompt's front)."""
+    head: str = ""
+    """The open file's lines a short prompt for a cold cache put before its window (the
+    import statements its lines use, the lines that open the cursor's scopes)."""
 
 
 TYPED_STEP_TOKENS = 64

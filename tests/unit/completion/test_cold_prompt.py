@@ -157,6 +157,35 @@ def test_the_short_prompt_keeps_the_imports_its_window_uses(tiny_qwen):
             service.close()
 
 
+def test_a_line_using_another_import_leaves_the_lines_before_the_window_as_they_were(
+        tiny_qwen):
+    # The user types a line that uses the other import's name and presses Enter: the line is
+    # above the cursor now, and a short prompt built afresh puts the statement that binds it
+    # before the window, so every token of the window after it is read again. While the
+    # cache holds the last short prompt, the next one keeps the lines it put there; with no
+    # prompt to keep (the document closed and opened again), the statement comes in.
+    service = short_prompt_service(tiny_qwen)
+    try:
+        engine = service.backend.engine
+        uri = "file:///headed.py"
+        first = service.complete(CompletionRequest(uri=uri, text=HEADED, offset=len(HEADED)))
+        assert first.stats is not None and first.stats.short_prompt
+        typed = HEADED + "zone = zoneinfo_marker_module.ZoneInfo(name)\n"
+        req = CompletionRequest(uri=uri, text=typed, offset=len(typed))
+        second = service.complete(req)
+        assert second.stats is not None and second.stats.short_prompt
+        assert second.stats.evaluated_tokens <= 24, second.stats.evaluated_tokens
+        statement = "import zoneinfo_marker_module\n"
+        _, _, kept = short_and_full(service, req)
+        assert statement not in engine.detokenize(kept.tokens)
+        assert "from helpers_marker import add\n" in engine.detokenize(kept.tokens)
+        service.forget(uri)
+        _, _, fresh = short_and_full(service, req)
+        assert statement in engine.detokenize(fresh.tokens)
+    finally:
+        service.close()
+
+
 CROWDED = ("".join(f"from m{i} import a{i}, b{i}\n" for i in range(12)) + "\n\nclass Totals:\n"
            "    def compute(self, x):\n"
            + "".join(f"        x = f(x, a{i % 12}, b{i % 12})\n" for i in range(60))

@@ -180,6 +180,50 @@ def test_an_enter_branch_reads_the_section_only_where_a_request_would_not_wait_l
     assert grown["cursor", 10.0] == 0 and grown["enter", 10.0] < 8  # (Enter's indentation)
 
 
+def test_an_enter_branch_weighs_the_section_against_what_a_request_there_would_read(tiny_qwen,
+                                                                                   tmp_path):
+    # The cursor job read the start of the full prompt (three 16-token chunks of the other
+    # files' section) before a request came, so the request read the short prompt with that
+    # front. At 0.00195 ms a prompt token the short prompt with the whole section (about 560
+    # tokens to read) is not readable within idle.cold_prompt_ms (1 ms), the ~470 tokens it
+    # adds over the one without the section are, but a request in the Enter's state would
+    # read a few: the branch reads what that request would (it read the whole section before,
+    # and an Enter pressed meanwhile waited for it).
+    root = workspace(tmp_path)
+    names = ", ".join(f"helper_{i}" for i in range(12))
+    (root / "pkg" / "core.py").write_text(CORE + "".join(
+        f"\n\ndef helper_{i}(value: int, scale: float = 1.0) -> float:\n"
+        "    return value * scale\n" for i in range(12)))
+    text = (f"from pkg.core import Engine, {names}\n"
+            + "".join(f"total_{i:03} = helper_{i % 12}(total, {i})\n" for i in range(120))
+            + '\n\ndef main():\n    engine = Engine("x")')
+    (root / "pkg" / "app.py").write_text(text)
+    uri = (root / "pkg" / "app.py").as_uri()
+    path = str(root / "pkg" / "app.py")
+    service = cold_service(tiny_qwen, root, chunk_tokens=16)
+    costs = service.backend.engine.costs
+    try:
+        costs.prefill_token_ms = 10.0
+        start = service.ubatches_done()
+        cursor = NextPrompt("cursor", uri, path, text, len(text))
+        front = service.prefill(cursor, cursor.state(),
+                                lambda: service.ubatches_done() - start >= 3)
+        assert front is not None and front.outcome == "cancelled"
+        first = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+        assert first.stats.short_prompt
+        assert first.stats.reused_tokens >= front.evaluated_tokens - 8  # the front
+        costs.prefill_token_ms = 0.00195
+        enter = NextPrompt("enter", uri, path, text, len(text))
+        branch = service.prefill(enter, enter.state(), lambda: False)
+        assert branch is not None and branch.short_prompt
+        assert branch.evaluated_tokens <= 12  # the new line and what follows it
+        entered, offset = enter.state()
+        after = service.complete(CompletionRequest(uri=uri, text=entered, offset=offset))
+        assert after.stats.short_prompt and after.stats.evaluated_tokens <= 2
+    finally:
+        service.close()
+
+
 def test_cold_context_first_makes_the_first_answer_wait_for_the_section(tiny_qwen, tmp_path):
     root = workspace(tmp_path)
     text = LONG_APP
