@@ -67,8 +67,8 @@ class ShortWindows:
             held_new = len(held.tokens) - cached(held.tokens)
             if len(held.tokens) <= full_tokens and held_new < short_new:
                 short, short_new = held, held_new
-        kept = self.kept_head(short_query, config, window_drop_lines=short.dropped_lines,
-                              extra_head_tokens=head)
+        kept = self.kept_head(short_query, config, extra_head_tokens=head,
+                              window_drop_lines=short.dropped_lines if start is None else start)
         if kept is not None and kept.head != short.head and len(kept.tokens) <= full_tokens:
             kept_new = len(kept.tokens) - cached(kept.tokens)
             if kept_new * HEAD_KEPT_SAVING < short_new:

@@ -1,4 +1,4 @@
-"""``bench typing`` and ``bench idle``: one editor typing files back key by key
+"""``bench typing``, ``bench idle`` and ``bench reuse``: one editor typing files back key by key
 (``bench/replay.py``)."""
 
 from __future__ import annotations
@@ -63,6 +63,18 @@ def add_idle(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_idle)
 
 
+def add_reuse(sub: Subcommands, common: argparse.ArgumentParser) -> None:
+    """Add ``bench reuse`` to ``sub``."""
+    p = sub.add_parser("reuse", parents=[common], help="type files back key by key in process,"
+                       " every key asking, no idle work, the prefill speed pinned: the prompt"
+                       " tokens each key reads (the same on any machine)")
+    cold_ms(p, "idle.cold_prompt_ms (0: full prompts only)")
+    p.add_argument("--token-ms", type=float, default=10.0,
+                   help="the prefill speed, in ms a prompt token, the short prompts are chosen"
+                        " by (a 2-core CPU reads the embedded 1.5B at about 10)")
+    p.set_defaults(func=_reuse)
+
+
 def _typing(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -78,4 +90,11 @@ def _idle(args: argparse.Namespace) -> int:
     from ..idle_bench import run_idle_bench
 
     asyncio.run(run_idle_bench(args))
+    return 0
+
+
+def _reuse(args: argparse.Namespace) -> int:
+    from ..prompt_reuse import run_prompt_reuse
+
+    run_prompt_reuse(args)
     return 0
