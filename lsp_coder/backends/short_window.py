@@ -56,7 +56,9 @@ class ShortWindows:
               full_tokens: int) -> tuple[Prompt, int]:
         """The short prompt with the first ``head`` tokens of the section, and how many of its
         tokens the cache lacks; its window starts where the last one did (``start``) when
-        that leaves less to read and it is no longer than the full prompt (``full_tokens``)."""
+        that leaves less to read and it is no longer than the full prompt (``full_tokens``),
+        and it keeps the lines the last one put before that window where that halves what it
+        reads (``kept_head``)."""
         cached = self._engine.cached_prefix
         short = self.scoped(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
                             extra_head_tokens=head)
