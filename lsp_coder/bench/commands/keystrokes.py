@@ -72,6 +72,9 @@ def add_reuse(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--token-ms", type=float, default=10.0,
                    help="the prefill speed, in ms a prompt token, the short prompts are chosen"
                         " by (a 2-core CPU reads the embedded 1.5B at about 10)")
+    p.add_argument("--branches", action="store_true",
+                   help="after each key at a line's end, read idle work's Enter branch in full"
+                        " (as if every pause were long enough), its reads counted apart")
     p.set_defaults(func=_reuse)
 
 

@@ -24,10 +24,10 @@ SOURCE = HEAD + "".join(step(i) for i in range(36)) + TARGET + "".join(
 in the window to use ``json``."""
 
 
-def args_for(tmp_path, model, files, cold_ms):
+def args_for(tmp_path, model, files, cold_ms, branches=False):
     return argparse.Namespace(files=files, model=str(model), draft="none", lines=3,
                               max_tokens=1, time_box=0, settings=[], out=tmp_path / "out",
-                              cold_ms=cold_ms, token_ms=10.0)
+                              cold_ms=cold_ms, token_ms=10.0, branches=branches)
 
 
 def test_every_key_reads_its_prompt_and_the_short_prompts_front_stays(tiny_qwen, tmp_path,
@@ -60,3 +60,21 @@ def test_every_key_reads_its_prompt_and_the_short_prompts_front_stays(tiny_qwen,
         assert total["read_tokens"] == sum(k["read_tokens"] for k in run["keys"])
         assert total["large_reads"] == sum(k["read_tokens"] > LARGE_READ for k in run["keys"])
         assert total["read_tokens"] < total["prompt_tokens"] // 10
+
+
+def test_with_branches_the_enters_find_their_prompts_read(tiny_qwen, tmp_path):
+    # --branches: idle work's Enter branch is read in full after each key at a line's end,
+    # and counted apart; every Enter then reads only the token its answer starts from.
+    source = tmp_path / "proj" / "long.py"
+    source.parent.mkdir()
+    source.write_text(SOURCE)
+    run = run_prompt_reuse(args_for(tmp_path, tiny_qwen, [source], 1500, branches=True))
+    enters = [k for k in run["keys"] if k["kind"] == "enter"]
+    branches = [k for k in run["keys"] if k["kind"] == "branch"]
+    assert len(enters) >= 2 and all(k["read_tokens"] <= 2 for k in enters), enters
+    assert branches and all(k["read_tokens"] <= LARGE_READ for k in branches)
+    total = run["files"]["all"]
+    assert total["keys"] == len(run["keys"]) - len(branches)
+    assert total["branches"] == len(branches)
+    assert total["branch_read_tokens"] == sum(k["read_tokens"] for k in branches)
+    assert total["read_by_kind"]["enter"] == sum(k["read_tokens"] for k in enters)
