@@ -90,20 +90,22 @@ class ColdPrompts:
         windows = self._windows
         short, short_new = windows.short(short_query, config, head, start, len(full.tokens))
         sectioned = bool(query.parts.extra and head)
+        chosen: tuple[Prompt, int] | None = None
         if sectioned and not config.idle.cold_context_first \
                 and not self._readable(short_new, limit_ms):
-            bare, bare_new = windows.short(short_query, config, 0, start, len(full.tokens))
-            # A branch reads the section only when that costs little more than what a
-            # request there reads (``bare`` or a front): a request that reaches the branch's
-            # state while it is read waits for it.
-            if bare_new < short_new and not (with_section and self._readable(
-                    short_new - self._with_front(query.uri, short_query, config, full,
-                                                 full_new, start, (bare, bare_new),
-                                                 in_section=True)[1], limit_ms)):
-                short, short_new, sectioned = bare, bare_new, False
-        short, short_new = self._with_front(query.uri, short_query, config, full, full_new,
-                                            start, (short, short_new),
-                                            in_section=not sectioned)
+            bare = windows.short(short_query, config, 0, start, len(full.tokens))
+            if bare[1] < short_new:
+                # What a request reads here (``bare`` or a front). A branch reads the section
+                # only when that costs little more: a request that reaches the branch's state
+                # while it is read waits for it.
+                cheap = self._with_front(query.uri, short_query, config, full, full_new,
+                                         start, bare, in_section=True)
+                if not (with_section and self._readable(short_new - cheap[1], limit_ms)):
+                    chosen = cheap
+        if chosen is None:
+            chosen = self._with_front(query.uri, short_query, config, full, full_new, start,
+                                      (short, short_new), in_section=not sectioned)
+        short, short_new = chosen
         if short_new * FULL_FOR_MORE >= full_new:
             return None
         self._keep(query.uri, short, full, lines)
@@ -243,10 +245,10 @@ class ColdPrompts:
                "window_drop_lines": max(first, window.dropped_lines)}
         template = engine.template
         lead = (template.bos >= 0) + 1 + len(template.prefix_lead)
+        fresh = windows.scoped(short_query, config, **how)
         best: tuple[Prompt, int] | None = None
-        for near in (windows.scoped(short_query, config, **how),
-                     windows.kept_head(short_query, config, **how)):
-            if near is None or (best is not None and near.head == best[0].head):
+        for near in (fresh, windows.kept_head(short_query, config, fresh.head, **how)):
+            if near is None:
                 continue
             tokens = full.tokens[:cut] + near.tokens[lead:]
             new = len(tokens) - engine.cached_prefix(tokens)

@@ -69,20 +69,20 @@ class ShortWindows:
             held_new = len(held.tokens) - cached(held.tokens)
             if len(held.tokens) <= full_tokens and held_new < short_new:
                 short, short_new = held, held_new
-        kept = self.kept_head(short_query, config, extra_head_tokens=head,
+        kept = self.kept_head(short_query, config, short.head, extra_head_tokens=head,
                               window_drop_lines=short.dropped_lines if start is None else start)
-        if kept is not None and kept.head != short.head and len(kept.tokens) <= full_tokens:
+        if kept is not None and len(kept.tokens) <= full_tokens:
             kept_new = len(kept.tokens) - cached(kept.tokens)
             if kept_new * HEAD_KEPT_SAVING < short_new:
                 short, short_new = kept, kept_new
         return short, short_new
 
-    def kept_head(self, short_query: FimQuery, config: Config, scope_from: int = 0,
-                  with_imports: bool = True, **how: int) -> Prompt | None:
+    def kept_head(self, short_query: FimQuery, config: Config, fresh_head: str,
+                  scope_from: int = 0, with_imports: bool = True, **how: int) -> Prompt | None:
         """The short prompt built ``how`` with the lines the document's last one put before
-        its window, when the file still has them above this window (None otherwise): taken
-        where it reads less than half of what the prompt built afresh would
-        (``HEAD_KEPT_SAVING``).
+        its window, when they differ from those built afresh (``fresh_head``) and the file
+        still has them above this window (None otherwise): taken where it reads less than
+        half of what the prompt built afresh would (``HEAD_KEPT_SAVING``).
 
         Those lines follow the window's lines: a name the user just typed can add an import
         statement, a line typed at another indentation can change the scopes, and every
@@ -91,7 +91,7 @@ class ShortWindows:
         prompt keeps them until the window moves; the full prompt has all the imports."""
         with self._lock:
             head = self._heads.get(short_query.uri)
-        if head is None:
+        if head is None or head == fresh_head:
             return None
         parts = short_query.parts
         prompt = self._build(replace(short_query, sources=replace(parts, imports=head)),

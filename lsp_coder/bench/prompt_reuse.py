@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client.trace import Trace, default_files, make_trace
-from ..completion.next_prompts import NextPrompt, after_enter
+from ..completion.next_prompts import after_answer
 from ..completion.records import CompletionRequest
 from ..completion.service import CompletionService
 from ..config import Config, apply
@@ -71,9 +71,10 @@ def type_back(service: CompletionService, trace: Trace, token_ms: float,
         if stats is not None:
             out.append(KeyRead(name, kind, stats.prompt_tokens, stats.evaluated_tokens,
                                stats.short_prompt))
-        if branches and after_enter(text, offset) is not None:
+        # The branches idle work plans after an answer with no suggestion: Enter, at a
+        # line's end.
+        for enter in after_answer(uri, str(trace.path), text, offset, "") if branches else ():
             costs.prefill_token_ms = token_ms
-            enter = NextPrompt("enter", uri, str(trace.path), text, offset)
             read = service.prefill(enter, enter.state(), lambda: False)
             if read is not None:
                 out.append(KeyRead(name, BRANCH, read.prompt_tokens, read.evaluated_tokens,
