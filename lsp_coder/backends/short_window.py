@@ -63,14 +63,15 @@ class ShortWindows:
         short = self.scoped(short_query, config, window_step_lines=COLD_WINDOW_STEP_LINES,
                             extra_head_tokens=head)
         short_new = len(short.tokens) - cached(short.tokens)
+        at_start = short  # built with the window start the kept lines are tried at
         if start is not None and start != short.dropped_lines:
-            held = self.scoped(short_query, config, window_drop_lines=start,
-                               extra_head_tokens=head)
+            at_start = held = self.scoped(short_query, config, window_drop_lines=start,
+                                          extra_head_tokens=head)
             held_new = len(held.tokens) - cached(held.tokens)
             if len(held.tokens) <= full_tokens and held_new < short_new:
                 short, short_new = held, held_new
-        kept = self.kept_head(short_query, config, short.head, extra_head_tokens=head,
-                              window_drop_lines=short.dropped_lines if start is None else start)
+        kept = self.kept_head(short_query, config, at_start.head, extra_head_tokens=head,
+                              window_drop_lines=at_start.dropped_lines)
         if kept is not None and len(kept.tokens) <= full_tokens:
             kept_new = len(kept.tokens) - cached(kept.tokens)
             if kept_new * HEAD_KEPT_SAVING < short_new:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from lsp_coder.backends.short_window import COLD_WINDOW_STEP_LINES
 from lsp_coder.completion.next_prompts import after_enter
 from lsp_coder.completion.service import CompletionRequest, CompletionService
 from lsp_coder.config import Config, apply
@@ -66,8 +69,6 @@ def test_enter_keeps_the_short_windows_start_the_cache_holds(tiny_qwen):
 
 
 def test_the_short_prompt_leaves_the_files_imports_to_the_full_one(tiny_qwen):
-    from dataclasses import replace
-
     from lsp_coder.completion.context import split_document
     from lsp_coder.shared_types import FimQuery
 
@@ -203,5 +204,48 @@ def test_the_imports_it_keeps_leave_room_for_the_scope_lines(tiny_qwen):
         text = engine.detokenize(short.tokens)
         assert "from m11 import a11, b11\nclass Totals:\n    def compute(self, x):\n" in text
         assert "from m0 import" not in text
+    finally:
+        service.close()
+
+
+def test_a_moved_window_keeps_the_remembered_lines_at_the_start_the_cache_holds(tiny_qwen):
+    # The document's last short prompt started its window at line S with the lines before it
+    # that a window starting lower would have (a prompt built afresh stops after three
+    # builds, and can keep the lines worked out for the start of its second one). Now a
+    # prompt built afresh starts 4 lines lower, with those same lines before it, and one
+    # built afresh at S would put another import statement there (S's lines use it): the
+    # prompt the cache holds, at S with the remembered lines, is the one to read.
+    service = short_prompt_service(tiny_qwen)
+    try:
+        backend, config = service.backend, service.config
+        cold = backend._cold
+        windows, engine = cold._windows, backend.engine
+        uri = "file:///moved.py"
+
+        def short_query(text: str):
+            req = CompletionRequest(uri=uri, text=text, offset=len(text))
+            query = backend._gathered(service._query(req))
+            return cold._options(query, config, backend._prompt(query, config))[1]
+
+        lines = HEADED.splitlines(keepends=True)
+        query = short_query(HEADED)
+        fresh = windows.scoped(query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
+        start = fresh.dropped_lines - COLD_WINDOW_STEP_LINES
+        first_above = len(lines) - len(query.parts.above.splitlines())
+        lines[first_above + start + 1] = "zone = zoneinfo_marker_module.ZoneInfo(name)\n"
+        text = "".join(lines)
+        query = short_query(text)
+        fresh = windows.scoped(query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
+        at_start = windows.scoped(query, config, window_drop_lines=start)
+        assert fresh.dropped_lines == start + COLD_WINDOW_STEP_LINES
+        assert "zoneinfo" not in fresh.head and "zoneinfo" in at_start.head
+        held_query = replace(query, sources=replace(query.parts, imports=fresh.head))
+        held = replace(backend._prompt(held_query, config, window_drop_lines=start),
+                       head=fresh.head)
+        assert engine.prefill(held.tokens).outcome == "done"
+        windows.remember(uri, query.parts.above.splitlines(keepends=True), held)
+        answer = service.complete(CompletionRequest(uri=uri, text=text, offset=len(text)))
+        assert answer.stats is not None and answer.stats.short_prompt
+        assert answer.stats.evaluated_tokens <= 2, answer.stats.evaluated_tokens
     finally:
         service.close()
