@@ -115,8 +115,9 @@ class ShortWindows:
         and ``with_imports``: not after a front of the full prompt, which holds them all),
         within the import lines' share of the budget, counted in tokens as ``build_prompt``
         fits the import lines (``line_tokens``), so it keeps them all. Their room can push
-        the window's start down past another such line: built again then, three times at
-        most."""
+        the window's start down past another such line: built again then; where the start
+        still moves after three builds, a fourth keeps the last start, with the lines that
+        open its scopes (not those worked out for another start)."""
         parts = short_query.parts
         file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
                         else "")
@@ -134,14 +135,19 @@ class ShortWindows:
         after_line = parts.suffix.find("\n")
         below = "" if after_line < 0 else parts.suffix[after_line + 1 :][
             : short_query.budget.suffix * CHARS_PER_TOKEN]
-        prompt = self._build(short_query, config, **how)
-        for _ in range(2):
+        def head_for(prompt: Prompt) -> str:
             start = max(0, prompt.dropped_lines - scope_from)
             scopes = scope_head(lines, start, indent, python)
-            head = imports_used(file_imports, "".join(lines[start:]), below,
+            return imports_used(file_imports, "".join(lines[start:]), below,
                                 room - size(scopes), size) + scopes
+
+        prompt = self._build(short_query, config, **how)
+        for attempt in range(3):
+            head = head_for(prompt)
             if head == short_query.parts.imports:
                 break
+            if attempt == 2:  # the start moves back and forth: keep the last, with its lines
+                how = {**how, "window_drop_lines": prompt.dropped_lines}
             short_query = replace(short_query,
                                   sources=replace(short_query.parts, imports=head))
             prompt = self._build(short_query, config, **how)

@@ -249,3 +249,42 @@ def test_a_moved_window_keeps_the_remembered_lines_at_the_start_the_cache_holds(
         assert answer.stats.evaluated_tokens <= 2, answer.stats.evaluated_tokens
     finally:
         service.close()
+
+
+
+LONGER = "".join(f"total_{i:03} = add(total, {i}) + add(total, 1)\n" for i in range(120))
+LONG_NAME = "zoneinfo_marker" + "_module" * 7
+
+
+def test_a_window_start_that_moves_back_and_forth_keeps_its_own_import_lines(tiny_qwen):
+    # A line in the short window uses an import whose statement is long: the statement joins
+    # the prompt, its room pushes the window's start below that line, the statement leaves,
+    # and the start comes back. The prompt ends with a start and the statements its own
+    # window uses, wherever the line is.
+    service = short_prompt_service(tiny_qwen)
+    try:
+        backend, config = service.backend, service.config
+        windows = backend._cold._windows
+
+        def short_query(text: str):
+            req = CompletionRequest(uri="file:///longer.py", text=text, offset=len(text))
+            query = backend._gathered(service._query(req))
+            return backend._cold._options(query, config, backend._prompt(query, config))[1]
+
+        headed = f"import {LONG_NAME}\nfrom helpers_marker import add\n\n\n" + LONGER
+        lines = headed.splitlines(keepends=True)
+        query = short_query(headed)
+        start = windows.scoped(query, config,
+                               window_step_lines=COLD_WINDOW_STEP_LINES).dropped_lines
+        first_above = len(lines) - len(query.parts.above.splitlines())
+        for below_start in range(-2, 3):
+            changed = list(lines)
+            changed[first_above + start + below_start] = f"zone = {LONG_NAME}.ZoneInfo(n)\n"
+            query = short_query("".join(changed))
+            short = windows.scoped(query, config, window_step_lines=COLD_WINDOW_STEP_LINES)
+            window = "".join(query.parts.above.splitlines(keepends=True)[short.dropped_lines:])
+            assert window.count("\n") >= 3
+            assert ("ZoneInfo(" in window) == (f"import {LONG_NAME}\n" in short.head), (
+                below_start, short.dropped_lines, short.head)
+    finally:
+        service.close()
