@@ -116,8 +116,8 @@ class ShortWindows:
         within the import lines' share of the budget, counted in tokens as ``build_prompt``
         fits the import lines (``line_tokens``), so it keeps them all. Their room can push
         the window's start down past another such line: built again then; where the start
-        still moves after three builds, a fourth keeps the last start, with the lines that
-        open its scopes (not those worked out for another start)."""
+        still moves after three builds, a fourth keeps the last start with its own import and
+        scope lines (not those worked out for another start)."""
         parts = short_query.parts
         file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
                         else "")
