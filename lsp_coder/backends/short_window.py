@@ -14,7 +14,7 @@ from cachetools import LRUCache
 
 from ..config import Config
 from ..engine.engine import Engine
-from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery
+from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery, PromptParts
 from .import_use import imports_used
 from .local_prompt import Prompt, fit_budgets, line_tokens
 from .scope_head import scope_head
@@ -97,10 +97,8 @@ class ShortWindows:
         parts = short_query.parts
         prompt = self._build(replace(short_query, sources=replace(parts, imports=head)),
                              config, **how)
-        lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
+        lines, imports = _head_sources(parts, config, scope_from, with_imports)
         above = lines[: max(0, prompt.dropped_lines - scope_from)]
-        imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
-                   else "")
         present = {line.strip() for line in [*imports.splitlines(), *above]}
         if not all(line.strip() in present for line in head.splitlines()):
             return None
@@ -119,10 +117,8 @@ class ShortWindows:
         still moves after three builds, a fourth keeps the last start with its own import and
         scope lines (not those worked out for another start)."""
         parts = short_query.parts
-        file_imports = (parts.head_imports if with_imports and config.idle.cold_prompt_imports
-                        else "")
+        lines, file_imports = _head_sources(parts, config, scope_from, with_imports)
         short_query = replace(short_query, sources=replace(parts, imports=""))
-        lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
         line = parts.line_prefix
         indent = line[: len(line) - len(line.lstrip(" \t"))]
         python = short_query.uri.endswith((".py", ".pyi"))
@@ -183,6 +179,16 @@ class ShortWindows:
         with self._lock:
             self._anchors.pop(uri, None)
             self._heads.pop(uri, None)
+
+
+def _head_sources(parts: PromptParts, config: Config, scope_from: int,
+                  with_imports: bool) -> tuple[list[str], str]:
+    """What a short prompt's lines before its window come from: the lines above the cursor
+    from ``scope_from`` on, and the open file's import statements (none without
+    ``with_imports`` or ``idle.cold_prompt_imports``)."""
+    lines = (parts.above + parts.recent).splitlines(keepends=True)[scope_from:]
+    imports = parts.head_imports if with_imports and config.idle.cold_prompt_imports else ""
+    return lines, imports
 
 
 def cold_budgets(prefix: int, suffix: int, limit: int) -> tuple[int, int]:
