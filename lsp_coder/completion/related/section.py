@@ -241,6 +241,7 @@ class RelatedContext:
             roots, generation = self._roots, self._generation
             files_generation = self._files_generation
             others = [(u, t) for u, t in reversed(self._documents.items()) if u != uri]
+            previous = self._sections.get(uri)
             if record:  # the most recently edited document; no other section changes for it
                 self._remember(uri, text)
         others = [(u, t) for u, t in others if self.exclusion.allows_uri(u)]
@@ -260,13 +261,12 @@ class RelatedContext:
         if cc.open_files and budget > 0:
             items += self._windows.items(uri, text, offset, line, others, roots,
                                          (generation, files_generation), window_lines,
-                                         cc.max_file_bytes, cc.workspace)
+                                         cc.max_file_bytes, cc.workspace,
+                                         tuple(item.key for item in previous or ()))
         # A module's outline is a guess at what comes after its dot; a window of code that
         # shares the cursor's names was measured to be worth more, so outlines get what is left.
         items += outlines
         wanted = fit_items(items, budget)
-        with self._lock:
-            previous = self._sections.get(uri)
         # An ignore file may have changed since an item was found: none that is excluded now.
         chosen = [i for i in kept_stable(previous, wanted)
                   if self.exclusion.allows_uri(i.key[1])]

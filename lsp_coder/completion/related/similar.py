@@ -23,6 +23,12 @@ CHUNK_STRIDE = 10
 MIN_SCORE = 0.08
 """Below this similarity a window is not worth its tokens."""
 
+KEPT_BONUS = 2.0
+"""A window the section showed last time counts this many times its similarity (``choose``):
+it stays down to half of ``MIN_SCORE`` and until a window twice as similar takes its place.
+At a block's boundary windows of about the same similarity trade places, and a section that
+changes makes the whole prompt behind it read again."""
+
 MAX_DOCUMENT_CHARS = 1_000_000
 """A longer document is not cut into windows (its text is not scanned)."""
 
@@ -59,12 +65,14 @@ class SimilarChunks:
         self._windows: LRUCache[str, tuple[str, list[tuple[int, frozenset[str]]]]] = (
             LRUCache(maxsize=64))
 
-    def rank(self, query: str, documents: list[tuple[str, str]], limit: int,
-             skip: tuple[str, int, int] | None = None) -> list[Chunk]:
-        """The best ``limit`` windows of ``documents`` ((uri, text) pairs) for ``query``,
-        best first, at most one of two overlapping windows; ties by document and line.
-        ``skip``: (uri, first line, end line): no window of that document overlapping those
-        lines (what the prompt already shows of the open document)."""
+    def candidates(self, query: str, documents: list[tuple[str, str]], limit: int,
+                   skip: tuple[str, int, int] | None = None) -> list[Chunk]:
+        """The ``limit`` windows of ``documents`` ((uri, text) pairs) most similar to
+        ``query``, best first, overlapping ones included (``choose`` picks among them); none
+        below half of ``MIN_SCORE`` (a window shown last time may stay down to there); ties
+        by document and line. ``skip``: (uri, first line, end line): no window of that
+        document overlapping those lines (what the prompt already shows of the open
+        document)."""
         wanted = words(query)
         if not wanted:
             return []
@@ -76,19 +84,18 @@ class SimilarChunks:
                     continue
                 union = len(wanted | found)
                 score = len(wanted & found) / union if union else 0.0
-                if score >= MIN_SCORE:
+                if score * KEPT_BONUS >= MIN_SCORE:
                     scored.append((score, uri, start))
         scored.sort(key=lambda s: (-s[0], s[1], s[2]))
         texts = dict(documents)
-        taken: list[Chunk] = []
-        for score, uri, start in scored:
-            if any(c.uri == uri and abs(c.start_line - start) < CHUNK_LINES for c in taken):
-                continue
-            lines = texts[uri].splitlines(keepends=True)[start : start + CHUNK_LINES]
-            taken.append(Chunk(uri, start, "".join(lines), score))
-            if len(taken) >= limit:
-                break
-        return taken
+        lines: dict[str, list[str]] = {}
+        out: list[Chunk] = []
+        for score, uri, start in scored[:limit]:
+            if uri not in lines:
+                lines[uri] = texts[uri].splitlines(keepends=True)
+            out.append(Chunk(uri, start, "".join(lines[uri][start : start + CHUNK_LINES]),
+                             score))
+        return out
 
     def _windows_of(self, uri: str, text: str) -> list[tuple[int, frozenset[str]]]:
         cached = self._windows.get(uri)
@@ -101,3 +108,27 @@ class SimilarChunks:
                 windows.append((start, words("\n".join(lines[start : start + CHUNK_LINES]))))
         self._windows[uri] = (text, windows)
         return windows
+
+
+def choose(candidates: list[Chunk], limit: int, kept: tuple[tuple[str, int], ...] = ()
+           ) -> list[Chunk]:
+    """At most ``limit`` of ``candidates`` (``SimilarChunks.candidates``), best first, at most
+    one of two overlapping windows, none below ``MIN_SCORE``; a window of ``kept`` ((uri,
+    first line) of those the section showed last time) counts ``KEPT_BONUS`` times its
+    similarity."""
+    shown = set(kept)
+
+    def weight(chunk: Chunk) -> float:
+        return chunk.score * (KEPT_BONUS if (chunk.uri, chunk.start_line) in shown else 1.0)
+
+    taken: list[Chunk] = []
+    for chunk in sorted(candidates, key=lambda c: (-weight(c), c.uri, c.start_line)):
+        if weight(chunk) < MIN_SCORE:
+            break
+        if any(c.uri == chunk.uri and abs(c.start_line - chunk.start_line) < CHUNK_LINES
+               for c in taken):
+            continue
+        taken.append(chunk)
+        if len(taken) >= limit:
+            break
+    return taken

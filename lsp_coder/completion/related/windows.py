@@ -16,11 +16,14 @@ from .exclusion import Exclusion
 from .items import Item
 from .neighbours import NeighbourFiles
 from .python_defs import IMPORT_SCAN_CHARS
-from .similar import CHUNK_LINES, SimilarChunks
+from .similar import CHUNK_LINES, Chunk, SimilarChunks, choose
 from .text import display_uri, uri_to_path
 
 CHUNKS_MAX = 3
 """At most this many similar windows."""
+
+CANDIDATES_MAX = 32
+"""Windows kept per block to choose from (overlapping ones included)."""
 
 CLOSED_KEPT = 8
 """Recently closed documents whose files stay similar-window candidates (read from disk)."""
@@ -41,8 +44,8 @@ class SimilarWindows:
         """Files of recently closed documents, the most recent last."""
         self._similar = SimilarChunks()
         self._neighbours: NeighbourFiles | None = None
-        self._found: LRUCache[tuple, list[Item]] = LRUCache(BLOCKS_KEPT)
-        """The windows found, by document, block, generations and settings."""
+        self._found: LRUCache[tuple, list[Chunk]] = LRUCache(BLOCKS_KEPT)
+        """The windows to choose from, by document, block, generations and settings."""
 
     def opened(self, path: Path) -> None:
         """The file of a document opened again: its text comes from the document now."""
@@ -66,7 +69,7 @@ class SimilarWindows:
     def items(self, uri: str, text: str, offset: int, line: int,
               others: list[tuple[str, str]], roots: tuple[Path, ...],
               generations: tuple[int, int], window_lines: tuple[int, int], max_bytes: int,
-              near_files: bool) -> list[Item]:
+              near_files: bool, kept: tuple[tuple, ...] = ()) -> list[Item]:
         """The best windows for the block of lines at the cursor (``line``, ``offset`` of
         ``text``, document ``uri``), computed once per block and ``generations`` (of the
         documents, of the files on disk): typing inside the block changes nothing. Of
@@ -74,7 +77,22 @@ class SimilarWindows:
         of the files near this one (``neighbours``, with ``near_files``) and of this one
         beyond the ``window_lines`` (above, below) the prompt shows; none of more than
         ``max_bytes`` (this one's windows are found again at each new block, so a huge
-        document is left out)."""
+        document is left out). ``kept``: the item keys of the windows the document's last
+        section showed, which count more (``similar.choose``): a section that changes makes
+        the whole prompt behind it read again."""
+        shown = tuple((key[1], key[2]) for key in kept if key[0] == "chunk")
+        candidates = self._candidates(uri, text, offset, line, others, roots, generations,
+                                      window_lines, max_bytes, near_files)
+        return [Item(("chunk", chunk.uri, chunk.start_line), display_uri(chunk.uri, roots),
+                     chunk.text, CHUNK_LINES // 2)
+                for chunk in choose(candidates, CHUNKS_MAX, shown)]
+
+    def _candidates(self, uri: str, text: str, offset: int, line: int,
+                    others: list[tuple[str, str]], roots: tuple[Path, ...],
+                    generations: tuple[int, int], window_lines: tuple[int, int],
+                    max_bytes: int, near_files: bool) -> list[Chunk]:
+        """The windows ``items`` chooses from for the block at ``line``, found once per
+        block."""
         block = line // WINDOW_QUANTUM_LINES
         key = (uri, block, *generations, max_bytes, near_files)
         with self._lock:
@@ -101,10 +119,7 @@ class SimilarWindows:
         if len(text) <= max_bytes:
             documents.append((uri, text))
         hidden = (uri, line - window_lines[0], line + window_lines[1] + 1)
-        items = []
-        for chunk in self._similar.rank(query, documents, CHUNKS_MAX, hidden):
-            items.append(Item(("chunk", chunk.uri, chunk.start_line),
-                              display_uri(chunk.uri, roots), chunk.text, CHUNK_LINES // 2))
+        candidates = self._similar.candidates(query, documents, CANDIDATES_MAX, hidden)
         with self._lock:
-            self._found[key] = items
-        return items
+            self._found[key] = candidates
+        return candidates

@@ -125,6 +125,33 @@ def test_relevant_last_puts_the_definitions_after_the_similar_windows(workspace)
     assert dict(got["last"])["pkg/core.py"] == dict(got["first"])["pkg/core.py"]
 
 
+def test_the_windows_shown_stay_at_the_next_block_unless_it_names_others_far_more():
+    # Five open files, one window each; the cursor's lines name them unevenly. A block
+    # boundary that lets a fourth window overtake (by a third) keeps the three shown: the
+    # section and the prompt behind it stay. A block that names none of them shows what it
+    # names.
+    def with_files() -> RelatedContext:
+        related = RelatedContext()
+        for doc, count in {"a": 3, "b": 3, "c": 3, "d": 4, "e": 2}.items():
+            related.opened(f"file:///lib/{doc}.py",
+                           " + ".join(f"{doc}_{i}" for i in range(count)) + "\n")
+        return related
+
+    config = apply(CONFIG, {"context": {"definitions": False}}, "t")
+    uri = "file:///app/main.py"
+    start = [f"x = {doc}_{i}\n" for doc in "abc" for i in range(3)] + ["x = d_0\n"] * 3
+    related = with_files()
+    first = section(related, uri, "".join(start), config=config)
+    assert [p for p, _ in first.entries] == ["a.py", "b.py", "c.py"]
+    more = start + [f"x = d_{i}\n" for i in range(1, 4)] + ["x = e_0\n", "x = e_1\n"] * 2
+    assert len(more) > 16  # the next block of lines
+    fresh = section(with_files(), uri, "".join(more), config=config)  # no last section
+    assert [p for p, _ in fresh.entries] == ["d.py", "a.py", "b.py"]
+    assert section(related, uri, "".join(more), config=config) == first
+    far = more + ["pass\n"] * 60 + ["x = e_0 + e_1\n"]
+    assert [p for p, _ in section(related, uri, "".join(far), config=config).entries] == ["e.py"]
+
+
 def test_saving_keeps_the_section_and_a_closed_or_changed_file_leaves_it(workspace):
     related = context_for(workspace)
     notes = "file:///notes/engine.py"
