@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal, Protocol
 
@@ -94,6 +94,10 @@ class PromptParts:
     head_imports: str = ""
     """All of the open file's import lines above the cursor line (a short prompt keeps those
     its window uses)."""
+    held_extra: tuple[tuple[str, str], ...] | None = None
+    """``extra`` with the other files' section of the prompt the document's last request
+    read, where that differs (None: the same, or none): a backend whose cache lacks the prompt
+    with the new section may read this one meanwhile (``LocalBackend``)."""
 
     @property
     def prefix(self) -> str:
@@ -102,6 +106,12 @@ class PromptParts:
     def gather(self, budget: PromptBudget) -> PromptParts:
         """Pieces already gathered are their own source (``PromptSources``)."""
         return self
+
+    def held(self) -> PromptParts | None:
+        """These pieces with ``held_extra`` for ``extra`` (None without one)."""
+        if self.held_extra is None:
+            return None
+        return replace(self, extra=self.held_extra, held_extra=None)
 
     def cursor_line(self) -> tuple[str, str]:
         """The cursor line's text before the cursor as (its indentation, the rest).
@@ -255,7 +265,11 @@ class RequestStats:
     known_tokens: int = 0
     """Generated tokens taken from the greedy memory (verified without a decode)."""
     short_prompt: bool = False
-    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``)."""
+    """The prompt was the short one for a cold cache (``idle.cold_prompt_tokens``), or held
+    the document's last section (``held_section``): idle work reads the full one next."""
+    held_section: bool = False
+    """The prompt held the other files' section the document's last request read, as the
+    cache lacked the prompt with a new one (``PromptParts.held_extra``)."""
     second_pass: bool = False
     """The answer is a second one, from a section that added what the first draft named
     (``context.second_pass``); the figures are both passes'."""

@@ -74,13 +74,15 @@ class ColdPrompts:
         self._lock = threading.Lock()
 
     def choose(self, query: FimQuery, config: Config, full: Prompt,
-               with_section: bool = False) -> Prompt | None:
+               with_section: bool = False, keep: bool = True) -> Prompt | None:
         """The short prompt a request for ``query`` reads instead of ``full``, or None (the
         full one): see the module's docstring. Only with idle work on, which fills the
         richer prompts afterwards. ``with_section``: the short prompt with the section when
         what it lacks more than the prompt a request would read can be read within
         ``idle.cold_prompt_ms`` (what idle work reads for a branch the user has not reached
-        yet: a request that reaches it while it is read waits for it)."""
+        yet: a request that reaches it while it is read waits for it). ``keep``: the
+        document's kept front and window start follow the short prompt (else ``keep``
+        does, for the one read)."""
         options = self._options(query, config, full)
         if options is None:
             return None
@@ -108,7 +110,8 @@ class ColdPrompts:
         short, short_new = chosen
         if short_new * FULL_FOR_MORE >= full_new:
             return None
-        self._keep(query.uri, short, full, lines)
+        if keep:
+            self._keep(query.uri, short, full, lines)
         return short
 
     def front_first(self, query: FimQuery, config: Config, full: Prompt) -> Prompt | None:
@@ -162,6 +165,10 @@ class ColdPrompts:
         bos = int(self._engine.template.bos >= 0)
         added = len(prompt.tokens) - len(short.tokens) - (prompt.front - bos)
         return new <= (short_new + added) * FULL_FOR_MORE
+
+    def keep(self, query: FimQuery, short: Prompt, full: Prompt) -> None:
+        """``short``, chosen for ``query`` with ``keep`` off, is the one read."""
+        self._keep(query.uri, short, full, query.parts.above.splitlines(keepends=True))
 
     def _keep(self, uri: str, short: Prompt, full: Prompt, lines: list[str]) -> None:
         """``short`` was chosen for ``uri``: keep its front's cut and its window's start for

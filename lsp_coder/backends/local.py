@@ -8,8 +8,10 @@ suggestion for n-gram drafts.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import asdict, replace
+from typing import NamedTuple
 
 from ..config import Config
 from ..engine.engine import Engine
@@ -24,8 +26,26 @@ from ..shared_types import (
 from .cold_prompt import ColdPrompts
 from .local_prompt import Prompt, build_prompt, fit_budgets, resolve_layout
 
+log = logging.getLogger(__name__)
+
 PROMPT_SLACK_TOKENS = 8
 """KV cells left free beyond the prompt and ``max_tokens``, so a full prompt still fits."""
+
+
+class Choice(NamedTuple):
+    """A prompt a request would read."""
+
+    query: FimQuery
+    """What it was built for (gathered)."""
+    full: Prompt
+    """The full prompt."""
+    short: Prompt | None
+    """The short one for a cold cache read instead (None: the full one)."""
+
+    @property
+    def read(self) -> Prompt:
+        """The one read."""
+        return self.short or self.full
 
 
 class LocalBackend:
@@ -55,7 +75,7 @@ class LocalBackend:
         engine = self.engine
         config = self._settings()
         query = self._gathered(query)
-        prompt, short = self._request_prompt(query, config)
+        prompt, short, held = self._request_prompt(query, config)
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
             max_tokens=query.max_tokens,
@@ -72,15 +92,55 @@ class LocalBackend:
             document=query.uri or None,
         ))
         result.stats.short_prompt = short
+        result.stats.held_section = held
         return BackendResult(result.text, result.stop_reason, result.stats)
 
     def _request_prompt(self, query: FimQuery, config: Config,
-                        branch: bool = False) -> tuple[Prompt, bool]:
+                        branch: bool = False) -> tuple[Prompt, bool, bool]:
         """The prompt a request for ``query`` reads now (``branch``: once idle work has read
-        it), and whether it is the short one."""
-        prompt = self._prompt(query, config)
-        short = self._cold.choose(query, config, prompt, with_section=branch)
-        return (prompt, False) if short is None else (short, True)
+        it), whether it is the short one (or the held one: idle work reads the full one
+        next), and whether it holds the document's last section (``_held``)."""
+        choice = self._chosen(query, config, branch)
+        held = self._held(choice, config, branch)
+        if held is not None:
+            choice = held
+        if choice.short is not None:  # the document's kept front and window follow it
+            self._cold.keep(choice.query, choice.short, choice.full)
+        return choice.read, choice.short is not None or held is not None, held is not None
+
+    def _chosen(self, query: FimQuery, config: Config, branch: bool) -> Choice:
+        """The prompt a request for ``query`` reads (``ColdPrompts.choose``, keeping
+        nothing yet)."""
+        full = self._prompt(query, config)
+        return Choice(query, full, self._cold.choose(query, config, full, with_section=branch,
+                                                     keep=False))
+
+    def _held(self, choice: Choice, config: Config, branch: bool) -> Choice | None:
+        """The choice with the other files' section of the document's last request
+        (``PromptParts.held_extra``) where a request reads it within ``idle.cold_prompt_ms``
+        and not ``choice``, the new section's: the section sits first, so a new one is
+        otherwise read whole at the key that brings it (seconds on a CPU). Only with idle
+        work on, which reads the full prompt with the new section next."""
+        idle = config.idle
+        held_parts = choice.query.parts.held()
+        if held_parts is None or not (idle.enabled and idle.cold_prompt_ms):
+            return None
+        new = self._uncached(choice.read)
+        if self._readable(new, idle.cold_prompt_ms):
+            return None
+        held = self._chosen(replace(choice.query, sources=held_parts), config, branch)
+        old = self._uncached(held.read)
+        if not self._readable(old, idle.cold_prompt_ms):
+            return None
+        log.debug("held the last section: %d tokens to read instead of %d", old, new)
+        return held
+
+    def _uncached(self, prompt: Prompt) -> int:
+        """How many of ``prompt``'s tokens the cache lacks."""
+        return len(prompt.tokens) - self.engine.cached_prefix(prompt.tokens)
+
+    def _readable(self, tokens: int, limit_ms: int) -> bool:
+        return tokens * self.engine.prefill_token_ms <= limit_ms
 
     def forget(self, uri: str) -> None:
         """A document closed: drop the start of its short window (any thread)."""
@@ -95,7 +155,7 @@ class LocalBackend:
         query = self._gathered(query)
         short = False
         if part in ("request", "branch"):
-            prompt, short = self._request_prompt(query, config, branch=part == "branch")
+            prompt, short, _ = self._request_prompt(query, config, branch=part == "branch")
             tokens = prompt.tokens
         else:
             full = self._prompt(query, config)

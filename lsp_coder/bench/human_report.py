@@ -35,6 +35,7 @@ def summarize_human(run: HumanRun) -> dict[str, Any]:
     out["accepted_chars"] = run.accepted_chars
     out["hiding"] = hiding(run.keys, run.accepted)
     out["short_prompts"] = run.totals.get("short_prompts", 0)
+    out["held_sections"] = run.totals.get("held_sections", 0)
     out["unsure"] = run.totals.get("unsure", 0)
     out["shown"] = sum(1 for k in run.keys if k.text)
     idle = run.totals.get("idle", {})
@@ -61,6 +62,7 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
                             ("suggestions shown", "shown", "{:.0f}"),
                             ("answers hidden as unsure", "unsure", "{:.0f}"),
                             ("answers from a short cold prompt", "short_prompts", "{:.0f}"),
+                            ("answers that held the last section", "held_sections", "{:.0f}"),
                             ("answers from a running prefetch", "prefetches_taken", "{:.0f}"),
                             ("idle tokens evaluated", "idle_evaluated", "{:.0f}"),
                             ("  of them reused by a request", "idle_used", "{:.0f}"),
@@ -68,7 +70,7 @@ def report_human(summaries: dict[str, dict[str, Any]]) -> str:
                             ("  most ubatches they waited", "idle_preempt_wait_max", "{:.0f}"),
                             ("wall time (s)", "wall_s", "{:.0f}")):
         lines.append(f"{label:<34}" + "".join(
-            f"{fmt.format(summaries[n][key]):>22}" for n in names))
+            f"{fmt.format(summaries[n].get(key, 0)):>22}" for n in names))
     lines.append("prompt tokens evaluated by requests, by kind (the cache's misses):")
     for kind in ("open", "enter", "accept", "mid"):
         lines.append(f"  {kind:<32}" + "".join(

@@ -17,7 +17,7 @@ from ..shared_types import PromptBudget, PromptParts
 from .context import CHARS_PER_TOKEN, split_document
 from .recent_edits import RecentEdits
 from .records import CompletionRequest
-from .related import RelatedContext
+from .related import RelatedContext, Section
 from .related.import_head import import_heads
 from .related.text import uri_to_path
 
@@ -106,9 +106,22 @@ class DocumentSources:
         # Visits, then edits, go last, nearest the open file: the section before them stays
         # cached when a visit or an edit elsewhere finishes, and the model reads the newest
         # code nearest its own.
-        parts = replace(parts, extra=section.entries + visits + edits, repo=repo, path=path)
+        parts = replace(parts, extra=section.entries + visits + edits, repo=repo, path=path,
+                        held_extra=self._held(section, section_tokens, visits + edits))
         self._last = (budget, parts)
         return parts
+
+    def _held(self, section: Section, tokens: int,
+              after: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...] | None:
+        """The other-files part with the section of the prompt the document's last request
+        read in place of ``section``, where the two differ (``PromptParts.held_extra``);
+        None for a second pass, which is asked for its new names."""
+        if self._first_answer or not section.entries:
+            return None
+        held = self._related.held(self._req.uri, tokens, self._config)
+        if held is None or held.entries == section.entries:
+            return None
+        return held.entries + after
 
     def _recent_edits(self, window: tuple[int, int], tokens: int) -> tuple[tuple[str, str], ...]:
         """The file entries of the session's recent edits within ``tokens`` (none of the

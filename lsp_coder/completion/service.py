@@ -216,6 +216,8 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
                 self._cold.add(req.uri)
             else:
                 self._cold.discard(req.uri)
+            if not result.stats.held_section:
+                self.related.shown(req.uri)
         raw = run(PRE_CACHE, result.text, ctx)
         text = run(POST_CACHE, raw, ctx)
         extra: dict[str, Any] = {"answered_early": early.sent}

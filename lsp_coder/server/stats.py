@@ -22,7 +22,8 @@ class Stats:
         self._recent: deque[dict[str, Any]] = deque(maxlen=recent)
         self._totals: dict[str, Any] = {
             "requests": 0, "background": 0, "cache_hits": 0, "cancelled": 0, "superseded": 0,
-            "unsure": 0, "short_prompts": 0, "empty": 0, "shown": 0, "accepted": 0,
+            "unsure": 0, "short_prompts": 0, "held_sections": 0, "empty": 0, "shown": 0,
+            "accepted": 0,
             "draft_proposed": 0, "draft_accepted": 0, "prefetches_taken": 0,
             "drafters": {}, **{k: 0 for k in _SUMMED},
             "idle": {"jobs": 0, "evaluated_tokens": 0, "prefill_ms": 0.0, "preempted": 0,
@@ -64,8 +65,10 @@ class Stats:
             if stats is not None:
                 self._add_engine(stats)
                 t["short_prompts"] += stats.short_prompt
+                t["held_sections"] += stats.held_section
                 entry.update({k: getattr(stats, k) for k in _SUMMED})
                 entry["short_prompt"] = stats.short_prompt
+                entry["held_section"] = stats.held_section
                 entry["second_pass"] = stats.second_pass
                 entry["token_probs"] = list(stats.token_probs)
                 entry["first_line_tokens"] = stats.first_line_tokens

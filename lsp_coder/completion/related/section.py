@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 
 from cachetools import LRUCache
@@ -26,9 +25,10 @@ from .cursor_lines import lines_above, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
-from .items import Item, fit_items, kept_stable
+from .items import Item, fit_items, kept_stable, section_chars
 from .pinned import pinned_entries, pinned_tokens
-from .text import display_uri, one_line, uri_to_path
+from .section_text import Section, place, rendered
+from .text import uri_to_path
 from .windows import SimilarWindows
 from .workspace import WorkspaceIndex
 
@@ -44,18 +44,6 @@ excluded (``bounded``: a file on a hung network mount)."""
 
 NOT_ANSWERING = "its folder does not answer (a hung network mount?)"
 """Why a document is refused when whether it is excluded cannot be known in time."""
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """Other files' code for one request, as the prompt builders take it."""
-
-    entries: tuple[tuple[str, str], ...] = ()
-    """(path, text) per file, in a stable order; empty: the prompt is the open file's only."""
-    repo: str = ""
-    """The workspace folder's name (the repository line of the model's own format)."""
-    path: str = ""
-    """The open file's path, written before it when ``entries`` is not empty."""
 
 
 class RelatedContext:
@@ -78,6 +66,8 @@ class RelatedContext:
         self._definitions = DefinitionFinder(self.exclusion.allows)
         self._windows = SimilarWindows(self.exclusion)
         self._sections: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
+        self._shown: LRUCache[str, list[Item]] = LRUCache(SECTIONS_KEPT)
+        """Per document, the section of the prompt a request last read (``shown``)."""
         self._bounded_section = BoundedCalls(FILES_LIMIT_S, "reading other files for context")
         self._bounded_exclusion = BoundedCalls(FILES_LIMIT_S, "reading ignore files")
         self._generation = 0
@@ -118,6 +108,7 @@ class RelatedContext:
             self._generation += 1
             self._files_generation += 1
             self._sections.clear()
+            self._shown.clear()
         self._windows.forget()
 
     def excluded(self, uri: str, config: Config) -> str | None:
@@ -171,6 +162,7 @@ class RelatedContext:
         with self._lock:
             self._documents.pop(uri, None)
             self._sections.pop(uri, None)
+            self._shown.pop(uri, None)
             self._generation += 1
             if path is not None:
                 self._windows.closed(path)
@@ -186,9 +178,10 @@ class RelatedContext:
     def _purge(self, gone) -> None:
         """Drop the items ``gone`` says no longer exist from every remembered section (the
         lock is held): a section is kept only while its items are still there to show."""
-        for uri, items in list(self._sections.items()):
-            if any(gone(item) for item in items):
-                self._sections[uri] = [item for item in items if not gone(item)]
+        for sections in (self._sections, self._shown):
+            for uri, items in list(sections.items()):
+                if any(gone(item) for item in items):
+                    sections[uri] = [item for item in items if not gone(item)]
 
     def close(self) -> None:
         """The session ended: its workspace index is given back (it ends with its last
@@ -199,7 +192,7 @@ class RelatedContext:
         """(the workspace folder's name or "", the path a prompt writes) of document ``uri``."""
         with self._lock:
             roots = self._roots
-        return _place(uri, roots)
+        return place(uri, roots)
 
     @property
     def index(self) -> WorkspaceIndex | None:
@@ -273,21 +266,31 @@ class RelatedContext:
         if record:
             with self._lock:
                 self._sections[uri] = chosen
-        if not chosen and not pinned:
-            return Section()
-        entries: OrderedDict[str, list[str]] = OrderedDict((p, [t]) for p, t in pinned)
-        first = len(entries)
-        for item in chosen:
-            entries.setdefault(item.path, []).append(item.text)
-        files = [(p, "\n".join(texts)) for p, texts in entries.items()]
-        if cc.relevant_last:  # a file goes where its most relevant item puts it
-            files[first:] = reversed(files[first:])
-        return Section(tuple(files), *_place(uri, roots))
+        return rendered(uri, roots, pinned, chosen, cc.relevant_last)
 
+    # -- the section the cache holds (worker) ---------------------------------------------------
 
-def _place(uri: str, roots: tuple[Path, ...]) -> tuple[str, str]:
-    """(the name of the workspace folder holding ``uri`` or "", the path a prompt writes)."""
-    path = uri_to_path(uri)
-    repo = next((one_line(r.name) for r in roots
-                 if path is not None and path.is_relative_to(r)), "")
-    return repo, display_uri(uri, roots)
+    def shown(self, uri: str) -> None:
+        """A request for ``uri`` read a prompt with the document's recorded section: the
+        backend's cache holds it now."""
+        with self._lock:
+            recorded = self._sections.get(uri)
+            if recorded is not None:
+                self._shown[uri] = recorded
+
+    def held(self, uri: str, budget_tokens: int, config: Config) -> Section | None:
+        """The section of the prompt a request for ``uri`` last read (``shown``), for a
+        backend whose cache lacks the prompt with a new one (see ``PromptParts.held_extra``):
+        None when there is none, or it no longer fits ``budget_tokens``; no item that is
+        excluded now."""
+        cc = config.context
+        pinned = pinned_entries(cc.pinned)
+        budget = (budget_tokens - pinned_tokens(pinned)) * CHARS_PER_TOKEN
+        with self._lock:
+            shown, roots = self._shown.get(uri), self._roots
+        if not shown:
+            return None
+        items = [i for i in shown if self.exclusion.allows_uri(i.key[1])]
+        if section_chars(items) > budget:
+            return None
+        return rendered(uri, roots, pinned, items, cc.relevant_last)

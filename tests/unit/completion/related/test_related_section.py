@@ -239,3 +239,29 @@ def test_a_first_answers_names_are_looked_up_as_if_typed(workspace):
     assert related.section(uri, APP, len(APP), 512, CONFIG, window_lines=window,
                            first_answer="x = 1") == found  # kept while it serves
     assert section(related, uri, APP + "engine = Engine(") == found
+
+
+def test_the_section_a_request_last_read_is_held_until_one_reads_the_new_one(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    first = section(related, uri, APP + "engine = Engine(")
+    assert related.held(uri, 512, CONFIG) is None  # no request has read a section yet
+    related.shown(uri)
+    grown = section(related, uri, APP + "engine = Engine('a')\n    y = scale_value(")
+    assert grown != first
+    assert related.held(uri, 512, CONFIG) == first  # what the cache holds
+    assert related.held(uri, 20, CONFIG) is None  # no longer fits the budget
+    related.shown(uri)
+    assert related.held(uri, 512, CONFIG) == grown
+    related.closed(uri)
+    assert related.held(uri, 512, CONFIG) is None
+
+
+def test_a_held_section_never_shows_a_file_excluded_since(workspace):
+    related = context_for(workspace)
+    uri = (workspace / "pkg" / "app.py").as_uri()
+    section(related, uri, APP + "engine = Engine(")
+    related.shown(uri)
+    excluding = apply(CONFIG, {"context": {"exclude": ["pkg/core.py"]}}, "test")
+    assert section(related, uri, APP + "engine = Engine(", config=excluding) == Section()
+    assert related.held(uri, 512, excluding) is None
