@@ -7,9 +7,9 @@ reads it), then its cut lines are typed back: one key every ``--key-ms``, a paus
 ``--line-pause-ms`` at each line's end before Enter, Enter inserting the indentation an editor
 would (fixed up with spaces or backspaces when the file has another; on a blank line the
 indentation moves down with the cursor, as VS Code's ``editor.trimAutoWhitespace`` does, so a
-blank line in the file is typed as two Enters), and a suggestion
-accepted (after ``--read-ms``) when the file goes on with it. Every request is classified by
-the keystroke it follows:
+blank line in the file is typed as two Enters), and a suggestion accepted (``--read-ms``
+after it shows) when the file goes on with it. Every request is classified by the keystroke
+it follows:
 
 - ``open``: the first in a file opened ``--open-pause-ms`` earlier;
 - ``enter``: right after Enter;
@@ -90,7 +90,7 @@ class Cadence:
     line_pause_ms: float = 1500.0
     """At a line's end, before Enter."""
     read_ms: float = 800.0
-    """Reading a suggestion before accepting it."""
+    """Reading a suggestion, from when it shows, before accepting it."""
     open_pause_ms: float = 2000.0
     """After opening a file, before typing."""
     highlight: bool = True
@@ -217,8 +217,8 @@ async def _type_trace(session: Session, trace: Trace, run: HumanRun, cadence: Ca
         shown = await _ask(session, offset, kind, run, typed[i - 1])
         kind = "mid"
         part = _accepted_part(shown.text, typed[i:]) if accept else ""
-        if part:
-            await _pause(cadence.read_ms, sent)
+        if part:  # the suggestion is read once it shows
+            await asyncio.sleep(cadence.read_ms / 1000)
             offset = session.insert(offset, part)
             i += len(part)
             run.accepted_chars += len(part)

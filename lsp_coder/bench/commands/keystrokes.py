@@ -33,7 +33,8 @@ def add_idle(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--line-pause-ms", type=float, default=1500.0,
                    help="pause at the end of a line before Enter")
     p.add_argument("--read-ms", type=float, default=800.0,
-                   help="time spent reading a suggestion before accepting it")
+                   help="time spent reading a suggestion, from when it shows, before accepting"
+                        " it")
     open_pause(p, "time between opening a file and the first key")
     p.add_argument("--no-highlight", action="store_true",
                    help="the client does not tell the cursor when it opens a file (no"
