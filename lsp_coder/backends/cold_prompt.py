@@ -81,8 +81,8 @@ class ColdPrompts:
         what it lacks more than the prompt a request would read can be read within
         ``idle.cold_prompt_ms`` (what idle work reads for a branch the user has not reached
         yet: a request that reaches it while it is read waits for it). ``keep``: the
-        document's kept front and window start follow the short prompt (else ``keep``
-        does, for the one read)."""
+        document's kept front and window start follow the short prompt (False: the caller
+        calls ``keep`` for the prompt it reads)."""
         options = self._options(query, config, full)
         if options is None:
             return None
