@@ -76,16 +76,21 @@ class NextPrompt:
 def after_answer(uri: str, path: str, text: str, offset: int,
                  suggestion: str, cold: bool = False) -> list[NextPrompt]:
     """The branches after a suggestion was shown at ``offset``, most likely first: at a
-    line's end Enter (pressed at every line end) comes before accepting the suggestion.
-    ``cold``: the answer came from the short prompt for a cold cache. Requests keep reading
-    short prompts until idle work has filled the full one, so the Enter and accept branches
-    (whose prefill reads the prompt a request would read) come first and the full prompt, a
-    long job that goes on from where it stopped, takes the idle time left."""
+    line's end Enter (pressed at every line end) comes before accepting the suggestion,
+    unless nothing but indentation is typed on the line yet and the suggestion goes on on it
+    (the line has not started: the user accepts it or types it). ``cold``: the answer came
+    from the short prompt for a cold cache. Requests keep reading short prompts until idle
+    work has filled the full one, so the Enter and accept branches (whose prefill reads the
+    prompt a request would read) come first and the full prompt, a long job that goes on
+    from where it stopped, takes the idle time left."""
     out: list[NextPrompt] = []
     if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
-        out.append(NextPrompt("accept", uri, path, text, offset, suggestion))
+        line = text[text.rfind("\n", 0, offset) + 1 : offset]
+        unstarted = not line.strip() and bool(suggestion.split("\n", 1)[0].strip())
+        out.insert(0 if unstarted else len(out),
+                   NextPrompt("accept", uri, path, text, offset, suggestion))
     if cold:
         out.append(NextPrompt("full", uri, path, text, offset))
     return out

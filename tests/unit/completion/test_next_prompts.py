@@ -70,6 +70,15 @@ def test_after_answer_names_enter_then_accept():
     cold = after_answer("file:///a.py", "a.py", "x = 1", 5, "\ny = 2", cold=True)
     assert [k.kind for k in cold] == ["enter", "accept", "full"]
     assert cold[2].state() == ("x = 1", 5)
+    # Nothing typed on the line but its indentation, and the suggestion goes on on it: the
+    # line has not started, so the suggestion is more likely accepted than the line ended.
+    unstarted = after_answer("file:///a.py", "a.py", "x = 1\n    ", 10, "y = 2\nz = 3")
+    assert [k.kind for k in unstarted] == ["accept", "enter"]
+    assert unstarted[0].state() == ("x = 1\n    y = 2\nz = 3", 21)
+    started = after_answer("file:///a.py", "a.py", "x = 1\n    y", 11, " = 2")
+    assert [k.kind for k in started] == ["enter", "accept"]
+    blank = after_answer("file:///a.py", "a.py", "x = 1\n    ", 10, "\n    y = 2")
+    assert [k.kind for k in blank] == ["enter", "accept"]
 
 
 def test_document_window_is_shared_by_every_cursor_of_the_first_window():
