@@ -51,12 +51,6 @@ def fit_items(items: list[Item], budget: int) -> list[Item]:
     return out
 
 
-def section_chars(items: list[Item]) -> int:
-    """The characters ``items`` take of a budget, as ``fit_items`` counts them."""
-    paths = {item.path for item in items}
-    return sum(len(path) + 2 for path in paths) + sum(len(item.text) + 1 for item in items)
-
-
 def kept_stable(previous: list[Item] | None, wanted: list[Item]) -> list[Item]:
     """The items to show now: ``previous`` unchanged when it already holds every wanted item
     (a changed section re-reads the whole prompt), else the previous items still wanted in

@@ -25,7 +25,7 @@ from .cursor_lines import lines_above, lines_by_distance
 from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
-from .items import Item, fit_items, kept_stable, section_chars
+from .items import Item, fit_items, kept_stable
 from .pinned import pinned_entries, pinned_tokens
 from .section_text import Section, place, rendered
 from .text import uri_to_path
@@ -291,6 +291,6 @@ class RelatedContext:
         if not shown:
             return None
         items = [i for i in shown if self.exclusion.allows_uri(i.key[1])]
-        if section_chars(items) > budget:
+        if fit_items(items, budget) != items:  # it no longer fits whole
             return None
         return rendered(uri, roots, pinned, items, cc.relevant_last)
