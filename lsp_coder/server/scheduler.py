@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import Callable
 
+from ..completion.next_prompts import past_indentation
 from ..completion.service import CompletionRequest, CompletionService, Suggestion
 from ..config import IdleConfig
 from ..shared_types import StopReason
@@ -272,10 +274,15 @@ class Scheduler:
         """Let the engine confirm and extend a typed-through suggestion when it is idle.
 
         Not on a shared serving engine: there it would be a request per key typed through.
+        Where the suggestion goes on with indentation on a line of only whitespace, past it
+        (``past_indentation``): the prompt the first key of code there reads.
         """
         if (self._state.running is not None or not self.service.loaded
                 or self.service.shared_engine):
             return
+        text, offset, remainder = past_indentation(req.text, req.offset, remainder)
+        if offset != req.offset:
+            req = replace(req, text=text, offset=offset)
         loop = asyncio.get_running_loop()
         pending = Pending(req.uri, self, loop.create_future(), background=True)
         self._start(req, pending, loop, hint=remainder)

@@ -68,6 +68,37 @@ async def test_typing_through_across_a_newline(client):
     assert rest and shown[len(head):].startswith(rest), (shown, rest)
 
 
+async def test_the_first_key_of_code_after_typed_indentation_reads_what_the_confirm_read(client):
+    # A line's whole levels of indentation go before the suffix in the prompt: the confirm of
+    # a suggestion typed along from column 0 reads that prompt, past the suggestion's
+    # indentation, so the first key of code there does not read the suffix again.
+    uri = "file:///tmp/indented.py"
+    before = ("import math\n\n\ndef area_of_circle(radius):\n"
+              "    squared = radius * radius\n ")
+    after = ("\n\n\ndef perimeter_of_circle(radius):\n    return 2 * math.pi * radius\n\n\n"
+             "def volume_of_sphere(radius):\n    return 4 / 3 * math.pi * radius ** 3\n")
+    open_doc(client, uri, before + after)
+    shown = (await inline(client, uri, end_position(before))).items
+    shown = shown[0].insert_text if shown else ""
+    code = shown.lstrip(" ")
+    if not shown.startswith("  ") or not code[:1].isalpha():  # on a line begun with a space
+        pytest.fail(f"expected an indented line of code after a def, got {shown!r}")
+    await wait_for_busy(client, False)
+    insert(client, uri, 2, end_position(before), " ")
+    before += " "
+    await inline(client, uri, end_position(before))
+    assert (await recent(client))[-1]["cached"]
+    await wait_for_busy(client, False)  # the confirm has read its prompt
+    other = "x" if code[0] != "x" else "y"
+    typed = shown[1 : len(shown) - len(code)] + other
+    insert(client, uri, 3, end_position(before), typed)
+    before += typed
+    await inline(client, uri, end_position(before))
+    entry = (await recent(client))[-1]
+    assert not entry["cached"] and entry["evaluated_tokens"] <= 2, entry
+    close_doc(client, uri)
+
+
 async def test_a_burst_while_the_engine_is_busy_supersedes_all_but_the_newest(client):
     # Another document's long prefill holds the engine, so every request of the burst is still
     # waiting when the next one arrives.

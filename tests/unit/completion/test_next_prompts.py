@@ -8,6 +8,7 @@ from lsp_coder.completion.next_prompts import (
     after_enter,
     document_window,
     indent_unit,
+    past_indentation,
 )
 
 
@@ -91,3 +92,25 @@ def test_document_window_is_shared_by_every_cursor_of_the_first_window():
         offset = sum(len(f"value_{i} = {i}\n") for i in range(line))
         above = split_document(text, offset, prefix_tokens=200, suffix_tokens=10).above
         assert above_window.startswith(above)
+
+
+def past(text: str, remainder: str) -> tuple[str, str]:
+    """``past_indentation`` at the end of ``text``: the text with ``|`` at its cursor, and the
+    remainder."""
+    new, offset, rest = past_indentation(text + "\nbelow()\n", len(text), remainder)
+    return new[:offset] + "|" + new[offset:], rest
+
+
+def test_a_confirm_runs_past_the_indentation_the_suggestion_goes_on_with():
+    assert past("def f():\n  ", "  return 1\n") == ("def f():\n    |\nbelow()\n",
+                                                     "return 1\n")
+    assert past("if x:\n\t", "\tgo()") == ("if x:\n\t\t|\nbelow()\n", "go()")
+    assert past("def f():\n", "    x") == ("def f():\n    |\nbelow()\n", "x")
+
+
+def test_a_confirm_stays_where_the_user_is_unless_indentation_then_code_follows():
+    for text, remainder in [("def f():\n    x", "  = 1"),   # code typed on the line
+                            ("def f():\n  ", "return 1"),    # no more indentation
+                            ("def f():\n  ", "  \n    x"),  # a blank line
+                            ("def f():\n  ", "   ")]:        # whitespace alone
+        assert past(text, remainder) == (text + "|\nbelow()\n", remainder)
