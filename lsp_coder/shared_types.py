@@ -227,8 +227,9 @@ class FimQuery:
     idle: bool = False
     """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
     stop_between_chunks: Callable[[], bool] = lambda: False
-    """Idle prefill: once true, stop after the running chunk (which stays cached), where
-    ``cancelled`` aborts it."""
+    """Once true, stop after the running chunk of work, which stays cached (an idle
+    prefill's chunk; a request's read of its prompt, a decode step), where ``cancelled``
+    aborts it."""
 
     @property
     def parts(self) -> PromptParts:

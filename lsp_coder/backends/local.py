@@ -87,6 +87,7 @@ class LocalBackend:
             stop=query.stop,
             speculative=config.speculative.enabled,
             cancelled=query.cancelled,
+            yielding=query.stop_between_chunks,
             on_text=query.on_text,
             idle=query.idle,
             document=query.uri or None,

@@ -168,7 +168,8 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
     def complete(self, req: CompletionRequest,
                  answer_early: Callable[[Suggestion], None] | None = None,
                  hint: str = "", cancelled: Callable[[], bool] = lambda: False,
-                 idle: bool = False) -> Suggestion:
+                 idle: bool = False,
+                 yielding: Callable[[], bool] = lambda: False) -> Suggestion:
         """Generate a suggestion for ``req`` (worker thread).
 
         Args:
@@ -177,6 +178,8 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
                 when ``req.budget_ms`` runs out; generation then goes on into the cache.
             hint: the not-yet-typed rest of a previous suggestion, drafted for free.
             cancelled: polled between decode steps and ubatches; True stops the work.
+            yielding: polled between decode steps; True stops the work after the running
+                one (the read of the prompt included), which stays cached.
             idle: a prefetch for a likely next state: the visit is not recorded and the
                 engine works on a branch of its cache (lowest retention).
 
@@ -200,6 +203,7 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
             stop=line_limit(cc.max_lines) if multiline else one_statement(ctx, cc.max_lines),
             budget_ms=req.budget_ms,
             cancelled=cancelled,
+            stop_between_chunks=yielding,
             on_text=early.on_text if answer_early is not None else None,
             hint=hint,
             corpus=self.suggestions.latest(req.uri),

@@ -33,6 +33,9 @@ class GenerateRequest:
     """Whether drafts and the greedy memory may be used."""
     cancelled: Callable[[], bool] = lambda: False
     """Polled between steps and ubatches; True ends the request as cancelled."""
+    yielding: Callable[[], bool] = lambda: False
+    """Polled between steps only; True ends the request as cancelled after the running one
+    (the read of the prompt included), which stays cached."""
     on_text: Callable[[str], None] | None = None
     """Told the text so far after every emitted token."""
     idle: bool = False

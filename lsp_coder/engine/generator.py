@@ -161,7 +161,7 @@ class Generator:
 
     def _emit_next(self, run: DecodeRun) -> StopReason | None:
         """Append the pending pick to the output, unless the request ends before it."""
-        if run.req.cancelled():
+        if run.req.cancelled() or run.req.yielding():
             return StopReason.CANCELLED
         if self.model.is_eog(run.next_token):
             return StopReason.EOG

@@ -33,6 +33,14 @@ class Pending:
     """Work nobody waits for (a background confirm)."""
     token: threading.Event = field(default_factory=threading.Event)
     """Set: the work stops (polled between decode steps and ubatches)."""
+    yielding: threading.Event = field(default_factory=threading.Event)
+    """Set: the work stops after its running step (the read of its prompt included), which
+    stays cached: a request of the same document is waiting to read it too."""
+
+    def unawaited(self) -> bool:
+        """Nobody waits for this work's answer: background work, or work answered already (a
+        time-boxed rest, a superseded request)."""
+        return self.background or self.answer.done()
 
 
 def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pending],
@@ -61,7 +69,8 @@ def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pen
         state.set_running(pending)
         try:
             result = service.complete(req, answer_early=answer, hint=hint,
-                                      cancelled=pending.token.is_set)
+                                      cancelled=pending.token.is_set,
+                                      yielding=pending.yielding.is_set)
         except Exception:  # never leave a request unanswered
             log.exception("completion failed")
             result = Suggestion("", stop_reason=StopReason.ERROR)
@@ -69,8 +78,7 @@ def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pen
             state.set_running(None)
         # Work whose answer went out before it finished (background, time box, superseded)
         # still counts in the engine totals.
-        answered = pending.background or pending.answer.done()
-        if result.stats is not None and (answered or result.extra.get("answered_early")):
+        if result.stats is not None and (pending.unawaited() or result.extra.get("answered_early")):
             stats.record_background(result.stats)
         answer(result)
 

@@ -131,7 +131,7 @@ class Scheduler:
             self._confirm_in_background(req, cached.text)
             self.idle.answered(req, cached.text)
             return cached
-        self._supersede(req.uri)
+        self._supersede(req.uri, reading=True)
         waiting = [p for p in self._pending.values() if not p.answer.done()]
         if len(waiting) >= MAX_PENDING:
             self._supersede(waiting[0].uri)
@@ -230,7 +230,8 @@ class Scheduler:
             raise
         future.add_done_callback(_log_failure)
 
-    def _supersede(self, uri: str, keep_background: bool = False) -> None:
+    def _supersede(self, uri: str, keep_background: bool = False,
+                   reading: bool = False) -> None:
         old = self._pending.get(uri)
         running = self._state.running
         if old is not None and not old.answer.done():
@@ -238,8 +239,15 @@ class Scheduler:
             resolve(old.answer, Suggestion("", stop_reason=StopReason.SUPERSEDED))
         # Work nobody waits for (a time-boxed rest, a background confirm) yields to any request,
         # except one served from the cache for the same document: that work feeds the cache.
-        if running is not None and running.answer.done():
-            if not (keep_background and running.owner is self and running.uri == uri):
+        # A background confirm of the document a request will read (``reading``) ends the step
+        # it is on first: its prompt's read, which that request shares, stays cached.
+        if running is not None and running.unawaited():
+            same = running.owner is self and running.uri == uri
+            if same and keep_background:
+                return
+            if same and reading and running.background:
+                running.yielding.set()
+            else:
                 running.token.set()
 
     def _cancel(self, pending: Pending) -> None:
@@ -266,7 +274,7 @@ class Scheduler:
         if not self.idle.cursor_moved(uri, path, text, offset):
             return
         request = self._state.running
-        if request is not None and request.answer.done() and (
+        if request is not None and request.unawaited() and (
                 request.owner is not self or request.uri != uri):
             request.token.set()
 

@@ -99,6 +99,41 @@ async def test_the_first_key_of_code_after_typed_indentation_reads_what_the_conf
     close_doc(client, uri)
 
 
+async def test_a_background_confirm_yields_to_a_key_the_model_answers(client):
+    # The confirm that starts with a key answered from the cache reads a prompt new to the
+    # cache (past the suggestion's indentation); the next key misses the suggestion and
+    # arrives during that read: the confirm stops once it has read it (the key's prompt is
+    # the same), and nothing it would have generated keeps the key waiting.
+    uri = "file:///tmp/yields.py"
+    before = ("import math\n\n\ndef area_of_square(side):\n"
+              "    squared = side * side\n ")
+    after = ("\n\n\ndef perimeter_of_square(side):\n    return 4 * side\n\n\n"
+             "def volume_of_cube(side):\n    return side * side * side\n")
+    open_doc(client, uri, before + after)
+    shown = (await inline(client, uri, end_position(before))).items
+    shown = shown[0].insert_text if shown else ""
+    code = shown.lstrip(" ")
+    if not shown.startswith("  ") or not code[:1].isalpha():  # on a line begun with a space
+        pytest.fail(f"expected an indented line of code after a def, got {shown!r}")
+    await wait_for_busy(client, False)
+    before_totals = await totals(client)
+    insert(client, uri, 2, end_position(before), " ")
+    before += " "
+    await inline(client, uri, end_position(before))  # the confirm starts before this answer
+    other = "x" if code[0] != "x" else "y"
+    typed = shown[1 : len(shown) - len(code)] + other
+    insert(client, uri, 3, end_position(before), typed)
+    before += typed
+    await inline(client, uri, end_position(before))
+    entry = (await recent(client))[-1]
+    await wait_for_busy(client, False)
+    counted = grown(before_totals, await totals(client))
+    assert not entry["cached"] and counted["background"] == 1, counted
+    assert counted["generated_tokens"] == entry["generated_tokens"], (counted, entry)
+    assert entry["evaluated_tokens"] <= 2, entry
+    close_doc(client, uri)
+
+
 async def test_a_burst_while_the_engine_is_busy_supersedes_all_but_the_newest(client):
     # Another document's long prefill holds the engine, so every request of the burst is still
     # waiting when the next one arrives.
