@@ -228,8 +228,8 @@ class FimQuery:
     """Idle work (a prefetch): the local engine runs it on a branch of its cache."""
     stop_between_chunks: Callable[[], bool] = lambda: False
     """Once true, stop after the running chunk of work, which stays cached (an idle
-    prefill's chunk; a request's read of its prompt, a decode step), where ``cancelled``
-    aborts it."""
+    prefill's chunk; a request's read of its prompt, and past it at once), where
+    ``cancelled`` aborts it."""
 
     @property
     def parts(self) -> PromptParts:

@@ -100,6 +100,19 @@ def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen)
     assert all(s["rss_mib"] > 0 for s in samples)
 
 
+def test_bench_burst_types_keys_the_client_cancels(tmp_path, tiny_qwen):
+    source = tmp_path / "code.py"
+    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    result = run("bench", "burst", str(source), "--model", str(tiny_qwen), "--draft", "none",
+                 "--chars", "6", "--key-ms", "5", "--open-pause-ms", "0", "--max-tokens", "4",
+                 "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "burst: 1 files, cancelling at each key: last key -> answer p50" in result.stdout
+    burst = json.loads((tmp_path / "out" / "burst.json").read_text())
+    (row,) = burst["rows"]
+    assert row["file"] == "code.py" and row["keys"] == 6 and row["evaluated_tokens"] > 0
+
+
 def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     source = tmp_path / "code.py"
     source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))

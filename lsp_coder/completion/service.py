@@ -178,8 +178,8 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
                 when ``req.budget_ms`` runs out; generation then goes on into the cache.
             hint: the not-yet-typed rest of a previous suggestion, drafted for free.
             cancelled: polled between decode steps and ubatches; True stops the work.
-            yielding: polled between decode steps; True stops the work after the running
-                one (the read of the prompt included), which stays cached.
+            yielding: True stops the work once its prompt is read (a read under way goes on
+                and stays cached), and at once after that.
             idle: a prefetch for a likely next state: the visit is not recorded and the
                 engine works on a branch of its cache (lowest retention).
 

@@ -39,6 +39,9 @@ class DecodeRun:
     """The tokens of ``out`` before this were picked under the healing constraint."""
     seq: int = -1
     """The target sequence that holds ``prompt + out`` (less the last token of ``out``)."""
+    read: bool = False
+    """The prompt is read: ``req.yielding`` now stops a decode step as ``req.cancelled``
+    does."""
 
     @property
     def history(self) -> list[int]:

@@ -34,8 +34,8 @@ class GenerateRequest:
     cancelled: Callable[[], bool] = lambda: False
     """Polled between steps and ubatches; True ends the request as cancelled."""
     yielding: Callable[[], bool] = lambda: False
-    """Polled between steps only; True ends the request as cancelled after the running one
-    (the read of the prompt included), which stays cached."""
+    """True ends the request as cancelled once its prompt is read (a read under way goes on
+    and stays cached); after that, as ``cancelled`` does."""
     on_text: Callable[[str], None] | None = None
     """Told the text so far after every emitted token."""
     idle: bool = False

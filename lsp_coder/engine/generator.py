@@ -60,7 +60,7 @@ class Generator:
         """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
         run = DecodeRun(req, RequestStats(prompt_tokens=len(req.prompt)),
                         np.random.default_rng(req.seed), req.heal.encode("utf-8"))
-        self.ctx.cancel_check = req.cancelled
+        self.ctx.cancel_check = lambda: req.cancelled() or (run.read and req.yielding())
         try:
             if self._may_recall(req):
                 reason = self._recall(run)
@@ -155,6 +155,7 @@ class Generator:
         run.seq = prepared.seq_id
         self.cache.extend(run.seq, history[prepared.reused :], n_logits=1, idle=run.req.idle)
         stats.prefill_ms = _ms_since(start)
+        run.read = True
         self._pick(run, self.ctx.logits(0))
         for drafter in self.drafters:
             drafter.begin(run.req.prompt, run.req.hint, run.req.corpus)

@@ -34,8 +34,8 @@ class Pending:
     token: threading.Event = field(default_factory=threading.Event)
     """Set: the work stops (polled between decode steps and ubatches)."""
     yielding: threading.Event = field(default_factory=threading.Event)
-    """Set: the work stops after its running step (the read of its prompt included), which
-    stays cached: a request of the same document is waiting to read it too."""
+    """Set: the work stops once its prompt is read (a read under way goes on and stays
+    cached: a request of the same document will read it too), and at once after that."""
 
     def unawaited(self) -> bool:
         """Nobody waits for this work's answer: background work, or work answered already (a

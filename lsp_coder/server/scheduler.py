@@ -235,23 +235,31 @@ class Scheduler:
         old = self._pending.get(uri)
         running = self._state.running
         if old is not None and not old.answer.done():
-            old.token.set()
+            if not (reading and old is running):
+                old.token.set()
             resolve(old.answer, Suggestion("", stop_reason=StopReason.SUPERSEDED))
-        # Work nobody waits for (a time-boxed rest, a background confirm) yields to any request,
-        # except one served from the cache for the same document: that work feeds the cache.
-        # A background confirm of the document a request will read (``reading``) ends the step
-        # it is on first: its prompt's read, which that request shares, stays cached.
+        # Work nobody waits for (a time-boxed rest, a background confirm, the request just
+        # superseded) yields to any request, except one served from the cache for the same
+        # document: that work feeds the cache. Where the request will read a prompt of the same
+        # document (``reading``), a read of the prompt under way goes on first (the request
+        # shares it, and it stays cached); past it, the work stops at once.
         if running is not None and running.unawaited():
             same = running.owner is self and running.uri == uri
             if same and keep_background:
                 return
-            if same and reading and running.background:
+            if same and reading:
                 running.yielding.set()
             else:
                 running.token.set()
 
     def _cancel(self, pending: Pending) -> None:
-        pending.token.set()
+        """The client cancelled the request (editors do at the next key): running, it still
+        reads its prompt to the end, which the next key's request shares (another document's
+        request or the session's end stops it at once); queued, it never starts."""
+        if pending is self._state.running:
+            pending.yielding.set()
+        else:
+            pending.token.set()
         if not pending.answer.done():
             resolve(pending.answer, Suggestion("", stop_reason=StopReason.CANCELLED))
 

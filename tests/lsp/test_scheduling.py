@@ -165,6 +165,26 @@ async def test_a_burst_while_the_engine_is_busy_supersedes_all_but_the_newest(cl
     close_doc(client, blocker_uri)
 
 
+async def test_a_request_superseded_in_its_read_leaves_the_read_to_the_next(client):
+    # A client that does not cancel its stale requests: the next key's request supersedes
+    # one still reading its prompt; that read goes on to its end and stays cached, so the new
+    # request reads only what the key added.
+    uri = "file:///tmp/superseded_read.py"
+    text = long_document("superseded")
+    open_doc(client, uri, text)
+    await wait_for_busy(client, False)
+    first = asyncio.ensure_future(inline(client, uri, end_position(text)))
+    await wait_for_busy(client)  # the first request is reading its prompt
+    insert(client, uri, 2, end_position(text), "x")
+    text += "x"
+    second = await inline(client, uri, end_position(text))
+    assert not (await first).items
+    assert isinstance(second, types.InlineCompletionList)
+    entry = (await recent(client))[-1]
+    assert not entry["cached"] and entry["evaluated_tokens"] <= 3, entry
+    close_doc(client, uri)
+
+
 async def test_cancel_request_is_honoured_and_answered(client):
     uri = "file:///tmp/cancel.py"
     text = long_document("cancel")
@@ -181,9 +201,12 @@ async def test_cancel_request_is_honoured_and_answered(client):
         await asyncio.wait_for(future, timeout=60)
     assert raised.value.code == -32800  # RequestCancelled
     assert grown(before, await totals(client))["cancelled"] == 1
-    # The server goes on answering, from the part of the prompt it had read.
+    # The cancelled request read its prompt to the end (an editor cancels at the next key,
+    # whose request shares it), and the server goes on answering from it.
     result = await inline(client, uri, end_position(text))
     assert isinstance(result, types.InlineCompletionList) and result.items
+    entry = (await recent(client))[-1]
+    assert not entry["cached"] and entry["evaluated_tokens"] <= 2, entry
     close_doc(client, uri)
 
 

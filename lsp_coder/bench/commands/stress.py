@@ -1,11 +1,11 @@
-"""``bench soak``, ``bench documents`` and ``bench workspace``: the server under load (many
-keys, huge documents, a large workspace)."""
+"""``bench soak``, ``bench burst``, ``bench documents`` and ``bench workspace``: the server under
+load (many keys, a burst of cancelled requests, huge documents, a large workspace)."""
 
 from __future__ import annotations
 
 import argparse
 
-from .common import Subcommands
+from .common import Subcommands, open_pause
 
 
 def add_soak(sub: Subcommands, common: argparse.ArgumentParser) -> None:
@@ -17,6 +17,18 @@ def add_soak(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--every", dest="soak_every", type=int, default=500, metavar="K",
                    help="sample RSS and latency every K keys")
     p.set_defaults(func=_soak)
+
+
+def add_burst(sub: Subcommands, common: argparse.ArgumentParser) -> None:
+    """Add ``bench burst`` to ``sub``."""
+    p = sub.add_parser("burst", parents=[common], help="a burst of keys in a file just opened,"
+                       " the client cancelling each request at the next key as VS Code does:"
+                       " time from the last key to its answer, prompt tokens read")
+    p.add_argument("--chars", type=int, default=16, help="keys typed in each file")
+    p.add_argument("--no-cancel", action="store_true",
+                   help="leave stale requests to be superseded (no $/cancelRequest)")
+    open_pause(p, "wait after opening a file before the first key")
+    p.set_defaults(func=_burst, open_pause_ms=500.0)
 
 
 def add_documents(sub: Subcommands, common: argparse.ArgumentParser) -> None:
@@ -48,6 +60,27 @@ def _soak(args: argparse.Namespace) -> int:
     options = {**server_options(args), "completion": {"max_tokens": args.max_tokens}}
     summary = asyncio.run(run_soak(args, options))
     return 1 if summary["failures"] else 0
+
+
+def _burst(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..burst import run_burst
+    from ..options import parse_setting, server_options
+
+    # The product's debounce, time box (unless --time-box) and prompts: the burst types like
+    # an editor; --set still has the last word.
+    options = server_options(args)
+    for key in ("debounce_ms", "inline_budget_ms"):
+        options["completion"].pop(key)
+    options["idle"].pop("cold_prompt_ms")
+    if args.time_box:
+        options["completion"]["inline_budget_ms"] = args.time_box
+    for setting in args.settings:
+        section, key, value = parse_setting(setting)
+        options.setdefault(section, {})[key] = value
+    asyncio.run(run_burst(args, options))
+    return 0
 
 
 def _documents(args: argparse.Namespace) -> int:
