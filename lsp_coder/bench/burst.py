@@ -28,7 +28,7 @@ from ..client.trace import default_files, make_trace
 
 async def run_burst(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
     """Type a burst in each file; returns the rows and their summary (also printed)."""
-    session = Session(options)
+    session = Session(options, server_log=args.server_log)
     await session.start_loaded("burst")
     rows: list[dict[str, Any]] = []
     try:
