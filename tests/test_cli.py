@@ -6,6 +6,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,9 +73,15 @@ def test_try_types_into_the_real_server_and_shows_suggestions(tmp_path, real_sma
     assert f"lsp-coder: loading {real_small_model.name}: 100%\n" in result.stderr, result.stderr
 
 
-def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
-    source = tmp_path / "code.py"
+def forty_functions(folder: Path) -> Path:
+    """A Python file of forty small functions in ``folder``: what the benches type in."""
+    source = folder / "code.py"
     source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    return source
+
+
+def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
+    source = forty_functions(tmp_path)
     result = run("bench", "typing", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--lines", "1", "--naive-keys", "2", "--key-ms", "0", "--max-tokens", "4",
                  "--out", str(tmp_path / "out"))
@@ -88,8 +95,7 @@ def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
 
 
 def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen):
-    source = tmp_path / "code.py"
-    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    source = forty_functions(tmp_path)
     result = run("bench", "soak", "--keys", "60", "--every", "20", str(source), "--model",
                  str(tiny_qwen), "--draft", "none", "--lines", "2", "--key-ms", "5",
                  "--max-tokens", "4", "--out", str(tmp_path / "out"))
@@ -101,8 +107,7 @@ def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen)
 
 
 def test_bench_burst_types_keys_the_client_cancels(tmp_path, tiny_qwen):
-    source = tmp_path / "code.py"
-    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    source = forty_functions(tmp_path)
     result = run("bench", "burst", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--chars", "6", "--key-ms", "5", "--open-pause-ms", "0", "--max-tokens", "4",
                  "--out", str(tmp_path / "out"))
@@ -114,8 +119,7 @@ def test_bench_burst_types_keys_the_client_cancels(tmp_path, tiny_qwen):
 
 
 def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
-    source = tmp_path / "code.py"
-    source.write_text("".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40)))
+    source = forty_functions(tmp_path)
     result = run("bench", "idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
                  "--lines", "2", "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
                  "--open-pause-ms", "400", "--max-tokens", "4", "--out", str(tmp_path / "out"),
@@ -172,6 +176,16 @@ def test_bench_time_box_sets_the_inline_budget_of_every_run():
     assert server_options(args)["completion"]["inline_budget_ms"] == 0
     args.time_box = 1500
     assert server_options(args, idle={"enabled": False})["completion"]["inline_budget_ms"] == 1500
+
+
+def test_bench_editor_options_keep_the_products_debounce_time_box_and_prompts():
+    args = argparse.Namespace(model=None, draft=None, max_tokens=24, time_box=0,
+                              settings=["completion.debounce_ms=50"])
+    options = server_options(args, editor=True)
+    assert options["completion"] == {"max_tokens": 24, "debounce_ms": 50}
+    assert options["idle"] == {}
+    args.time_box = 900
+    assert server_options(args, editor=True)["completion"]["inline_budget_ms"] == 900
 
 
 def test_bench_set_puts_a_setting_over_every_run_and_refuses_what_the_server_would():

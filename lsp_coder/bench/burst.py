@@ -22,7 +22,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..client.session import Session, position_at
+from ..client.session import Session
 from ..client.trace import default_files, make_trace
 
 
@@ -72,12 +72,7 @@ async def _burst(session: Session, path: Path, args: argparse.Namespace) -> dict
         offset = session.insert(offset, ch)
         msg_id = str(uuid.uuid4())
         future = session.client.protocol.send_request_async(
-            types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                position=position_at(session.text, offset),
-                context=types.InlineCompletionContext(
-                    trigger_kind=types.InlineCompletionTriggerKind.Automatic)),
-            msg_id=msg_id)
+            types.TEXT_DOCUMENT_INLINE_COMPLETION, session.inline_params(offset), msg_id=msg_id)
         future.add_done_callback(_quiet)
         asked, sent = (msg_id, future), time.perf_counter()
         await asyncio.sleep(args.key_ms / 1000)

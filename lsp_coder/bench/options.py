@@ -14,10 +14,12 @@ every answer as the model wrote it, however unsure (what hiding would do is tabl
 answers' probabilities)."""
 
 
-def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dict[str, Any]:
+def server_options(args: argparse.Namespace, editor: bool = False,
+                   **overrides: dict[str, Any]) -> dict[str, Any]:
     """The bench's settings: the model given on the command line, no debounce, and (unless
     ``--time-box``) no time box, so each awaited key gets the full answer and runs compare;
-    ``overrides`` are merged into their sections."""
+    ``overrides`` are merged into their sections. ``editor``: the product's debounce, time box
+    (unless ``--time-box``) and prompts instead, as an editor gets them."""
     options: dict[str, Any] = {
         "model": {},
         # No debounce and (unless --time-box) no time box: each awaited key gets the full
@@ -33,6 +35,11 @@ def server_options(args: argparse.Namespace, **overrides: dict[str, Any]) -> dic
         # cold cache became the default (bench idle --cold adds a run with it).
         "idle": {"cold_prompt_ms": 0},
     }
+    if editor:
+        options["completion"] = {"max_tokens": args.max_tokens}
+        if getattr(args, "time_box", 0):
+            options["completion"]["inline_budget_ms"] = args.time_box
+        options["idle"] = {}
     if args.model:
         options["model"]["path"] = args.model
     if args.draft:

@@ -198,14 +198,18 @@ class Session:
         self.text = self.text[:start] + self.text[offset:]
         return start
 
+    def inline_params(self, offset: int) -> types.InlineCompletionParams:
+        """An inline completion request at ``offset`` as typing triggers it."""
+        return types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=self.uri),
+            position=position_at(self.text, offset),
+            context=types.InlineCompletionContext(
+                trigger_kind=types.InlineCompletionTriggerKind.Automatic))
+
     async def inline(self, offset: int) -> str:
         """The first inline suggestion at ``offset`` ("" if none)."""
         result = await self.client.text_document_inline_completion_async(
-            types.InlineCompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=self.uri),
-                position=position_at(self.text, offset),
-                context=types.InlineCompletionContext(
-                    trigger_kind=types.InlineCompletionTriggerKind.Automatic)))
+            self.inline_params(offset))
         items = result.items if isinstance(result, types.InlineCompletionList) else (result or [])
         return str(items[0].insert_text) if items else ""
 

@@ -87,8 +87,8 @@ def after_answer(uri: str, path: str, text: str, offset: int,
     if _at_line_end(text, offset):
         out.append(NextPrompt("enter", uri, path, text, offset))
     if suggestion:
-        line = text[text.rfind("\n", 0, offset) + 1 : offset]
-        unstarted = not line.strip() and bool(suggestion.split("\n", 1)[0].strip())
+        unstarted = (not _line_before(text, offset).strip()
+                     and bool(suggestion.split("\n", 1)[0].strip()))
         out.insert(0 if unstarted else len(out),
                    NextPrompt("accept", uri, path, text, offset, suggestion))
     if cold:
@@ -106,13 +106,18 @@ def past_indentation(text: str, offset: int, remainder: str) -> tuple[str, int, 
     of code after indentation typed a space or a tab at a time reads the suffix again (about
     80 tokens, a second on a 2-core CPU) unless the confirm read that prompt already."""
     unchanged = text, offset, remainder
-    if text[text.rfind("\n", 0, offset) + 1 : offset].strip(" \t"):
+    if _line_before(text, offset).strip(" \t"):
         return unchanged
     code = remainder.lstrip(" \t")
     if code == remainder or not code or code[0] in "\r\n":
         return unchanged
     indentation = remainder[: len(remainder) - len(code)]
     return (text[:offset] + indentation + text[offset:], offset + len(indentation), code)
+
+
+def _line_before(text: str, offset: int) -> str:
+    """The text of ``offset``'s line before it."""
+    return text[text.rfind("\n", 0, offset) + 1 : offset]
 
 
 def _at_line_end(text: str, offset: int) -> bool:

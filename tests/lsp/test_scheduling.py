@@ -68,6 +68,28 @@ async def test_typing_through_across_a_newline(client):
     assert rest and shown[len(head):].startswith(rest), (shown, rest)
 
 
+async def indented_suggestion(client: LanguageClient, uri: str, before: str,
+                              after: str) -> str:
+    """Open ``before + after`` (``before`` ends in a line begun with a space), and the
+    suggestion at the end of ``before``, which must go on with indentation and then code;
+    returned once the engine is idle."""
+    open_doc(client, uri, before + after)
+    shown = (await inline(client, uri, end_position(before))).items
+    shown = shown[0].insert_text if shown else ""
+    code = shown.lstrip(" ")
+    if not shown.startswith("  ") or not code[:1].isalpha():
+        pytest.fail(f"expected an indented line of code after a def, got {shown!r}")
+    await wait_for_busy(client, False)
+    return shown
+
+
+def indentation_then_a_miss(shown: str) -> str:
+    """After ``shown``'s first space is typed: the rest of its indentation and a letter its
+    code does not start with."""
+    code = shown.lstrip(" ")
+    return shown[1 : len(shown) - len(code)] + ("x" if code[0] != "x" else "y")
+
+
 async def test_the_first_key_of_code_after_typed_indentation_reads_what_the_confirm_read(client):
     # A line's whole levels of indentation go before the suffix in the prompt: the confirm of
     # a suggestion typed along from column 0 reads that prompt, past the suggestion's
@@ -77,20 +99,13 @@ async def test_the_first_key_of_code_after_typed_indentation_reads_what_the_conf
               "    squared = radius * radius\n ")
     after = ("\n\n\ndef perimeter_of_circle(radius):\n    return 2 * math.pi * radius\n\n\n"
              "def volume_of_sphere(radius):\n    return 4 / 3 * math.pi * radius ** 3\n")
-    open_doc(client, uri, before + after)
-    shown = (await inline(client, uri, end_position(before))).items
-    shown = shown[0].insert_text if shown else ""
-    code = shown.lstrip(" ")
-    if not shown.startswith("  ") or not code[:1].isalpha():  # on a line begun with a space
-        pytest.fail(f"expected an indented line of code after a def, got {shown!r}")
-    await wait_for_busy(client, False)
+    shown = await indented_suggestion(client, uri, before, after)
     insert(client, uri, 2, end_position(before), " ")
     before += " "
     await inline(client, uri, end_position(before))
     assert (await recent(client))[-1]["cached"]
     await wait_for_busy(client, False)  # the confirm has read its prompt
-    other = "x" if code[0] != "x" else "y"
-    typed = shown[1 : len(shown) - len(code)] + other
+    typed = indentation_then_a_miss(shown)
     insert(client, uri, 3, end_position(before), typed)
     before += typed
     await inline(client, uri, end_position(before))
@@ -109,19 +124,12 @@ async def test_a_background_confirm_yields_to_a_key_the_model_answers(client):
               "    squared = side * side\n ")
     after = ("\n\n\ndef perimeter_of_square(side):\n    return 4 * side\n\n\n"
              "def volume_of_cube(side):\n    return side * side * side\n")
-    open_doc(client, uri, before + after)
-    shown = (await inline(client, uri, end_position(before))).items
-    shown = shown[0].insert_text if shown else ""
-    code = shown.lstrip(" ")
-    if not shown.startswith("  ") or not code[:1].isalpha():  # on a line begun with a space
-        pytest.fail(f"expected an indented line of code after a def, got {shown!r}")
-    await wait_for_busy(client, False)
+    shown = await indented_suggestion(client, uri, before, after)
     before_totals = await totals(client)
     insert(client, uri, 2, end_position(before), " ")
     before += " "
     await inline(client, uri, end_position(before))  # the confirm starts before this answer
-    other = "x" if code[0] != "x" else "y"
-    typed = shown[1 : len(shown) - len(code)] + other
+    typed = indentation_then_a_miss(shown)
     insert(client, uri, 3, end_position(before), typed)
     before += typed
     await inline(client, uri, end_position(before))

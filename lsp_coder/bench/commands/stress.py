@@ -66,20 +66,9 @@ def _burst(args: argparse.Namespace) -> int:
     import asyncio
 
     from ..burst import run_burst
-    from ..options import parse_setting, server_options
+    from ..options import server_options
 
-    # The product's debounce, time box (unless --time-box) and prompts: the burst types like
-    # an editor; --set still has the last word.
-    options = server_options(args)
-    for key in ("debounce_ms", "inline_budget_ms"):
-        options["completion"].pop(key)
-    options["idle"].pop("cold_prompt_ms")
-    if args.time_box:
-        options["completion"]["inline_budget_ms"] = args.time_box
-    for setting in args.settings:
-        section, key, value = parse_setting(setting)
-        options.setdefault(section, {})[key] = value
-    asyncio.run(run_burst(args, options))
+    asyncio.run(run_burst(args, server_options(args, editor=True)))  # types like an editor
     return 0
 
 
