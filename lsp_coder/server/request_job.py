@@ -17,6 +17,11 @@ from .worker_state import WorkerState
 
 log = logging.getLogger(__name__)
 
+SHARED_READ_LINES = 4
+"""A request of the same document whose cursor is at most this many lines from a running
+read's shares that read (a key moves the cursor a line at most, a small paste a few); farther
+(a jump), its prompt's window shares little of it."""
+
 
 @dataclass(slots=True)
 class Pending:
@@ -29,6 +34,8 @@ class Pending:
     worker and a URI)."""
     answer: asyncio.Future
     """Resolved once with the Suggestion to answer."""
+    line: int = -1
+    """The cursor's line (-1: unknown)."""
     background: bool = False
     """Work nobody waits for (a background confirm)."""
     token: threading.Event = field(default_factory=threading.Event)
@@ -41,6 +48,17 @@ class Pending:
         """Nobody waits for this work's answer: background work, or work answered already (a
         time-boxed rest, a superseded request)."""
         return self.background or self.answer.done()
+
+    def shares_read(self, uri: str, line: int) -> bool:
+        """Whether a request at ``line`` of ``uri`` reads much of this work's prompt: the same
+        document, the cursor within ``SHARED_READ_LINES`` lines (either line unknown: as near)."""
+        return uri == self.uri and (line < 0 or self.line < 0
+                                    or abs(line - self.line) <= SHARED_READ_LINES)
+
+
+def cursor_line(req: CompletionRequest) -> int:
+    """The line of ``req``'s cursor."""
+    return req.text.count("\n", 0, req.offset)
 
 
 def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pending],

@@ -29,7 +29,7 @@ from ..shared_types import StopReason
 from .debounce import Debounce
 from .host import EngineHost
 from .idle_runner import Ahead, IdleRunner, resolve
-from .request_job import Pending, request_job
+from .request_job import Pending, cursor_line, request_job
 from .stats import Stats
 from .worker_state import WorkerState
 
@@ -131,12 +131,13 @@ class Scheduler:
             self._confirm_in_background(req, cached.text)
             self.idle.answered(req, cached.text)
             return cached
-        self._supersede(req.uri, reading=True)
+        line = cursor_line(req)
+        self._supersede(req.uri, reading_at=line)
         waiting = [p for p in self._pending.values() if not p.answer.done()]
         if len(waiting) >= MAX_PENDING:
             self._supersede(waiting[0].uri)
         loop = asyncio.get_running_loop()
-        pending = Pending(req.uri, self, loop.create_future())
+        pending = Pending(req.uri, self, loop.create_future(), line)
         self._pending.pop(req.uri, None)  # (an entry superseded above: the newest goes last)
         self._pending[req.uri] = pending
         outcome = "ok"
@@ -231,23 +232,25 @@ class Scheduler:
         future.add_done_callback(_log_failure)
 
     def _supersede(self, uri: str, keep_background: bool = False,
-                   reading: bool = False) -> None:
+                   reading_at: int | None = None) -> None:
         old = self._pending.get(uri)
         running = self._state.running
+        shared = (running is not None and running.owner is self and reading_at is not None
+                  and running.shares_read(uri, reading_at))
         if old is not None and not old.answer.done():
-            if not (reading and old is running):
+            if not (shared and old is running):
                 old.token.set()
             resolve(old.answer, Suggestion("", stop_reason=StopReason.SUPERSEDED))
         # Work nobody waits for (a time-boxed rest, a background confirm, the request just
         # superseded) yields to any request, except one served from the cache for the same
         # document: that work feeds the cache. Where the request will read a prompt of the same
-        # document (``reading``), a read of the prompt under way goes on first (the request
-        # shares it, and it stays cached); past it, the work stops at once.
+        # document near the work's cursor (``reading_at``: its line), a read of the prompt under
+        # way goes on first (the request shares it, and it stays cached); past it, or after a
+        # jump, the work stops at once.
         if running is not None and running.unawaited():
-            same = running.owner is self and running.uri == uri
-            if same and keep_background:
+            if keep_background and running.owner is self and running.uri == uri:
                 return
-            if same and reading:
+            if shared:
                 running.yielding.set()
             else:
                 running.token.set()
@@ -300,7 +303,8 @@ class Scheduler:
         if offset != req.offset:
             req = replace(req, text=text, offset=offset)
         loop = asyncio.get_running_loop()
-        pending = Pending(req.uri, self, loop.create_future(), background=True)
+        pending = Pending(req.uri, self, loop.create_future(), cursor_line(req),
+                          background=True)
         self._start(req, pending, loop, hint=remainder)
 
 

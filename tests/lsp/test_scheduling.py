@@ -193,6 +193,27 @@ async def test_a_request_superseded_in_its_read_leaves_the_read_to_the_next(clie
     close_doc(client, uri)
 
 
+async def test_a_request_far_from_a_superseded_read_stops_it(client):
+    # The cursor jumped to the top of the document while the request at its end still reads
+    # its prompt: the new prompt shares little of that read, so the read stops at once and
+    # what it had not read yet is read again when the cursor comes back.
+    uri = "file:///tmp/jump_read.py"
+    text = long_document("jump")
+    open_doc(client, uri, text)
+    await wait_for_busy(client, False)
+    first = asyncio.ensure_future(inline(client, uri, end_position(text)))
+    await wait_for_busy(client)  # the first request is reading its prompt
+    top = types.Position(line=1, character=4)
+    jumped = await inline(client, uri, top)
+    assert not (await first).items
+    assert isinstance(jumped, types.InlineCompletionList)
+    await wait_for_busy(client, False)
+    await inline(client, uri, end_position(text))
+    entry = (await recent(client))[-1]
+    assert not entry["cached"] and entry["evaluated_tokens"] > 100, entry
+    close_doc(client, uri)
+
+
 async def test_cancel_request_is_honoured_and_answered(client):
     uri = "file:///tmp/cancel.py"
     text = long_document("cancel")
