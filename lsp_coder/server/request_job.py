@@ -49,11 +49,19 @@ class Pending:
         time-boxed rest, a superseded request)."""
         return self.background or self.answer.done()
 
-    def shares_read(self, uri: str, line: int) -> bool:
-        """Whether a request at ``line`` of ``uri`` reads much of this work's prompt: the same
-        document, the cursor within ``SHARED_READ_LINES`` lines (either line unknown: as near)."""
-        return uri == self.uri and (line < 0 or self.line < 0
-                                    or abs(line - self.line) <= SHARED_READ_LINES)
+    def shares_read(self, owner: object, uri: str, line: int) -> bool:
+        """Whether a request of ``owner`` at ``line`` of ``uri`` reads much of this work's
+        prompt: the same session and document, the cursor within ``SHARED_READ_LINES`` lines
+        (either line unknown: as near)."""
+        return owner is self.owner and uri == self.uri and (
+            line < 0 or self.line < 0 or abs(line - self.line) <= SHARED_READ_LINES)
+
+    def cancel(self, running: bool) -> None:
+        """The client cancelled the request (editors do at the next key): ``running``, it
+        still reads its prompt to the end, which the next key's request shares; queued, it
+        never starts. Answered at once."""
+        (self.yielding if running else self.token).set()
+        resolve(self.answer, Suggestion("", stop_reason=StopReason.CANCELLED))
 
 
 def cursor_line(req: CompletionRequest) -> int:

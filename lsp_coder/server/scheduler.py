@@ -171,7 +171,7 @@ class Scheduler:
             elif suggestion.extra.get("unsure"):
                 outcome = "unsure"
         except asyncio.CancelledError:
-            self._cancel(pending)
+            pending.cancel(running=pending is self._state.running)
             self.stats.record(kind, text="", cached=False,
                               latency_ms=(time.perf_counter() - start) * 1000,
                               stats=None, outcome="cancelled", invoked=req.invoked)
@@ -235,8 +235,8 @@ class Scheduler:
                    reading_at: int | None = None) -> None:
         old = self._pending.get(uri)
         running = self._state.running
-        shared = (running is not None and running.owner is self and reading_at is not None
-                  and running.shares_read(uri, reading_at))
+        shared = (running is not None and reading_at is not None
+                  and running.shares_read(self, uri, reading_at))
         if old is not None and not old.answer.done():
             if not (shared and old is running):
                 old.token.set()
@@ -255,17 +255,6 @@ class Scheduler:
             else:
                 running.token.set()
 
-    def _cancel(self, pending: Pending) -> None:
-        """The client cancelled the request (editors do at the next key): running, it still
-        reads its prompt to the end, which the next key's request shares (another document's
-        request or the session's end stops it at once); queued, it never starts."""
-        if pending is self._state.running:
-            pending.yielding.set()
-        else:
-            pending.token.set()
-        if not pending.answer.done():
-            resolve(pending.answer, Suggestion("", stop_reason=StopReason.CANCELLED))
-
     def forget(self, uri: str) -> None:
         """A document closed: answer its pending request and drop its timing and idle work."""
         self._supersede(uri)
@@ -280,13 +269,14 @@ class Scheduler:
 
     def cursor_moved(self, uri: str, path: str, text: str, offset: int) -> None:
         """The client reported where the cursor rests (not a completion request): idle work
-        prepares the prompt a request there would read, and work nobody waits for in another
-        file (a background confirm, a time-boxed rest) stops."""
+        prepares the prompt a request there would read, and work nobody waits for (a
+        background confirm, a time-boxed rest, a cancelled read) stops unless a request there
+        would share its read (``Pending.shares_read``)."""
         if not self.idle.cursor_moved(uri, path, text, offset):
             return
         request = self._state.running
-        if request is not None and request.unawaited() and (
-                request.owner is not self or request.uri != uri):
+        if request is not None and request.unawaited() and not request.shares_read(
+                self, uri, text.count("\n", 0, offset)):
             request.token.set()
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:

@@ -239,6 +239,30 @@ async def test_cancel_request_is_honoured_and_answered(client):
     close_doc(client, uri)
 
 
+async def test_a_cancelled_read_stops_when_the_cursor_rests_far_from_it(client):
+    # The editor cancelled the request and reports the cursor at the top of the document:
+    # nothing there shares the read, so it stops instead of holding the worker to its end.
+    uri = "file:///tmp/cancel_jump.py"
+    text = long_document("moved")
+    open_doc(client, uri, text)
+    await wait_for_busy(client, False)
+    future = asyncio.ensure_future(client.protocol.send_request_async(
+        types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, end_position(text)),
+        msg_id="cancel-then-move"))
+    await wait_for_busy(client)  # the request is in its prefill
+    client.protocol.notify("$/cancelRequest", types.CancelParams(id="cancel-then-move"))
+    with pytest.raises(JsonRpcException):
+        await asyncio.wait_for(future, timeout=60)
+    await client.text_document_document_highlight_async(types.DocumentHighlightParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=1, character=4)))
+    await wait_for_busy(client, False)
+    await inline(client, uri, end_position(text))
+    entry = (await recent(client))[-1]
+    assert not entry["cached"] and entry["evaluated_tokens"] > 100, entry
+    close_doc(client, uri)
+
+
 async def test_a_typed_through_suggestion_is_confirmed_from_the_greedy_memory(client):
     uri = "file:///tmp/memory.py"
     text = "def area_of_square(side):\n    "
