@@ -64,9 +64,9 @@ class Pending:
         resolve(self.answer, Suggestion("", stop_reason=StopReason.CANCELLED))
 
 
-def cursor_line(req: CompletionRequest) -> int:
-    """The line of ``req``'s cursor."""
-    return req.text.count("\n", 0, req.offset)
+def cursor_line(text: str, offset: int) -> int:
+    """The line of a cursor at ``offset`` (a str index) of ``text``."""
+    return text.count("\n", 0, offset)
 
 
 def request_job(service: CompletionService, stats: Stats, state: WorkerState[Pending],

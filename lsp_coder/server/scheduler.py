@@ -131,7 +131,7 @@ class Scheduler:
             self._confirm_in_background(req, cached.text)
             self.idle.answered(req, cached.text)
             return cached
-        line = cursor_line(req)
+        line = cursor_line(req.text, req.offset)
         self._supersede(req.uri, reading_at=line)
         waiting = [p for p in self._pending.values() if not p.answer.done()]
         if len(waiting) >= MAX_PENDING:
@@ -276,7 +276,7 @@ class Scheduler:
             return
         request = self._state.running
         if request is not None and request.unawaited() and not request.shares_read(
-                self, uri, text.count("\n", 0, offset)):
+                self, uri, cursor_line(text, offset)):
             request.token.set()
 
     def _confirm_in_background(self, req: CompletionRequest, remainder: str) -> None:
@@ -293,7 +293,7 @@ class Scheduler:
         if offset != req.offset:
             req = replace(req, text=text, offset=offset)
         loop = asyncio.get_running_loop()
-        pending = Pending(req.uri, self, loop.create_future(), cursor_line(req),
+        pending = Pending(req.uri, self, loop.create_future(), cursor_line(text, offset),
                           background=True)
         self._start(req, pending, loop, hint=remainder)
 

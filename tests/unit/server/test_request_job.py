@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from lsp_coder.completion.service import CompletionRequest
 from lsp_coder.server.request_job import SHARED_READ_LINES, Pending, cursor_line
 from lsp_coder.shared_types import StopReason
 
@@ -51,6 +50,6 @@ def test_a_cancel_lets_a_running_read_end_and_stops_queued_work(loop):
 
 def test_the_cursor_line_counts_the_line_breaks_before_the_cursor():
     text = "a\nb\n\nc"
-    assert cursor_line(CompletionRequest("u", text, 0)) == 0
-    assert cursor_line(CompletionRequest("u", text, 2)) == 1
-    assert cursor_line(CompletionRequest("u", text, len(text))) == 3
+    assert cursor_line(text, 0) == 0
+    assert cursor_line(text, 2) == 1
+    assert cursor_line(text, len(text)) == 3
