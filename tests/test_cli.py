@@ -20,6 +20,13 @@ def run(*args: str, config=None, timeout: float = 600) -> subprocess.CompletedPr
                           env=server_env())
 
 
+def bench(name: str, model: Path, out: Path, *args: str) -> subprocess.CompletedProcess:
+    """``lsp-coder bench NAME ARGS`` on ``model`` alone (no draft), four tokens an answer, its
+    files written to ``out``."""
+    return run("bench", name, *args, "--model", str(model), "--draft", "none",
+               "--max-tokens", "4", "--out", str(out))
+
+
 def config_for(tmp_path, model, **completion):
     lines = [f'[model]\npath = "{model}"\ndraft_path = "none"\nn_ctx = 2048\n', "[completion]"]
     lines += [f"{k} = {v}" for k, v in completion.items()]
@@ -82,9 +89,8 @@ def forty_functions(folder: Path) -> Path:
 
 def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
     source = forty_functions(tmp_path)
-    result = run("bench", "typing", str(source), "--model", str(tiny_qwen), "--draft", "none",
-                 "--lines", "1", "--naive-keys", "2", "--key-ms", "0", "--max-tokens", "4",
-                 "--out", str(tmp_path / "out"))
+    result = bench("typing", tiny_qwen, tmp_path / "out", str(source), "--lines", "1",
+                   "--naive-keys", "2", "--key-ms", "0")
     assert result.returncode == 0, result.stderr
     for label in ("cold latency", "warm p50", "prompt tokens reused", "tokens evaluated / key",
                   "server RSS", "decode tokens / s"):
@@ -96,9 +102,8 @@ def test_bench_prints_the_table_and_writes_the_plot(tmp_path, tiny_qwen):
 
 def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen):
     source = forty_functions(tmp_path)
-    result = run("bench", "soak", "--keys", "60", "--every", "20", str(source), "--model",
-                 str(tiny_qwen), "--draft", "none", "--lines", "2", "--key-ms", "5",
-                 "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    result = bench("soak", tiny_qwen, tmp_path / "out", "--keys", "60", "--every", "20",
+                   str(source), "--lines", "2", "--key-ms", "5")
     assert result.returncode == 0, result.stderr
     assert "soak: 60 keys in" in result.stdout and ", 0 failed;" in result.stdout
     samples = json.loads((tmp_path / "out" / "soak.json").read_text())["samples"]
@@ -108,9 +113,8 @@ def test_bench_soak_types_like_an_editor_and_samples_memory(tmp_path, tiny_qwen)
 
 def test_bench_burst_types_keys_the_client_cancels(tmp_path, tiny_qwen):
     source = forty_functions(tmp_path)
-    result = run("bench", "burst", str(source), "--model", str(tiny_qwen), "--draft", "none",
-                 "--chars", "6", "--key-ms", "5", "--open-pause-ms", "0", "--max-tokens", "4",
-                 "--out", str(tmp_path / "out"))
+    result = bench("burst", tiny_qwen, tmp_path / "out", str(source), "--chars", "6",
+                   "--key-ms", "5", "--open-pause-ms", "0")
     assert result.returncode == 0, result.stderr
     assert "burst: 1 files, cancelling at each key: last key -> answer p50" in result.stdout
     burst = json.loads((tmp_path / "out" / "burst.json").read_text())
@@ -120,10 +124,10 @@ def test_bench_burst_types_keys_the_client_cancels(tmp_path, tiny_qwen):
 
 def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
     source = forty_functions(tmp_path)
-    result = run("bench", "idle", str(source), "--model", str(tiny_qwen), "--draft", "none",
-                 "--lines", "2", "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
-                 "--open-pause-ms", "400", "--max-tokens", "4", "--out", str(tmp_path / "out"),
-                 "--cold-context", "0", "--cold-context-first", "--min-confidence", "1")
+    result = bench("idle", tiny_qwen, tmp_path / "out", str(source), "--lines", "2",
+                   "--key-ms", "5", "--line-pause-ms", "400", "--read-ms", "50",
+                   "--open-pause-ms", "400", "--cold-context", "0", "--cold-context-first",
+                   "--min-confidence", "1")
     assert result.returncode == 0, result.stderr
     for label in ("open", "enter", "mid", "prompt tokens from the cache", "idle tokens evaluated",
                   "answers hidden as unsure", "+cold prompt: of "):
@@ -142,8 +146,7 @@ def test_bench_idle_compares_idle_work_off_and_on(tmp_path, tiny_qwen):
 
 
 def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
-    result = run("bench", "documents", "--model", str(tiny_qwen), "--draft", "none",
-                 "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    result = bench("documents", tiny_qwen, tmp_path / "out")
     assert result.returncode == 0, result.stderr
     assert "longest block:" in result.stdout
     rows = json.loads((tmp_path / "out" / "documents.json").read_text())
@@ -155,8 +158,7 @@ def test_bench_documents_reports_the_event_loop_blocks(tmp_path, tiny_qwen):
 
 
 def test_bench_workspace_reports_the_index_memory_and_keys(tmp_path, tiny_qwen):
-    result = run("bench", "workspace", "--model", str(tiny_qwen), "--draft", "none",
-                 "--workspace-files", "60", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    result = bench("workspace", tiny_qwen, tmp_path / "out", "--workspace-files", "60")
     assert result.returncode == 0, result.stderr
     for label in ("index: ", "server memory after the keys", "keys that reached the model",
                   "event loop's longest block"):
@@ -216,10 +218,9 @@ def _package(root):
 
 def test_bench_crossfile_compares_context_sources_on_blanked_lines(tmp_path, tiny_qwen):
     pkg = _package(tmp_path)
-    result = run("bench", "crossfile", str(pkg), "--cases", "2", "--sources", "in-file,all",
-                 "--open-pause-ms", "0", "--tabs", "1", "--model", str(tiny_qwen),
-                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"),
-                 "--highlight")
+    result = bench("crossfile", tiny_qwen, tmp_path / "out", str(pkg), "--cases", "2",
+                   "--sources", "in-file,all", "--open-pause-ms", "0", "--tabs", "1",
+                   "--highlight")
     assert result.returncode == 0, result.stderr
     assert "2 of 3 cases from" in result.stdout
     assert "all vs in-file: exact " in result.stdout
@@ -239,10 +240,9 @@ def test_bench_crossfile_visit_rests_on_the_definition_and_visited_runs_show_it(
     """--visit: the client rests on the name's definition before the case's file; only the
     +visited run, whose server keeps visited ranges, has it in the prompt (no section)."""
     pkg = _package(tmp_path)
-    result = run("bench", "crossfile", str(pkg), "--cases", "2", "--alone", "--visit",
-                 "--sources", "in-file+full,in-file+full+visited", "--open-pause-ms", "0",
-                 "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
-                 "--out", str(tmp_path / "out"))
+    result = bench("crossfile", tiny_qwen, tmp_path / "out", str(pkg), "--cases", "2",
+                   "--alone", "--visit", "--sources", "in-file+full,in-file+full+visited",
+                   "--open-pause-ms", "0")
     assert result.returncode == 0, result.stderr
     raw = json.loads((tmp_path / "out" / "crossfile.json").read_text())
     for plain, visited in zip(raw["answers"]["in-file+full"],
@@ -266,10 +266,9 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
         (web / "src" / f"shape{i}.ts").write_text(
             f"import {{ scaled }} from './units'\n\nexport function area{i}(w: number) {{\n"
             f"  const side = w + {i}\n  const total = scaled(side, {i})\n  return total\n}}\n")
-    result = run("bench", "crossfile", str(pkg), str(web), "--recipe", "cceval", "--cases", "2",
-                 "--sources", "in-file,all,all+oracle", "--open-pause-ms", "0", "--alone",
-                 "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
-                 "--out", str(tmp_path / "out"))
+    result = bench("crossfile", tiny_qwen, tmp_path / "out", str(pkg), str(web),
+                   "--recipe", "cceval", "--cases", "2", "--sources", "in-file,all,all+oracle",
+                   "--open-pause-ms", "0", "--alone")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "python, 2 cases (95 % intervals" in out and "typescript, 2 cases" in out
@@ -289,10 +288,9 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     assert "all only where in-file is unsure (4 cases;" in out
     # The same cases again from the JSON, drawn by its recipe without --recipe: the same
     # lines, and the same answers (greedy decoding, the same prompts).
-    again = run("bench", "crossfile", "--cases-from", str(tmp_path / "out" / "crossfile.json"),
-                "--sources", "in-file", "--open-pause-ms", "0", "--alone",
-                "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
-                "--out", str(tmp_path / "again"))
+    again = bench("crossfile", tiny_qwen, tmp_path / "again", "--cases-from",
+                  str(tmp_path / "out" / "crossfile.json"), "--sources", "in-file",
+                  "--open-pause-ms", "0", "--alone")
     assert again.returncode == 0, again.stderr
     redone = json.loads((tmp_path / "again" / "crossfile.json").read_text())
     assert (redone["recipe"], raw["recipe"]) == ("cceval", "cceval")
@@ -305,10 +303,9 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
                    answers={"in-file": [dict(redone["answers"]["in-file"][0],
                                              suggestion="kept as answered")]})
     (tmp_path / "stopped.json").write_text(json.dumps(stopped))
-    going_on = run("bench", "crossfile", "--resume", str(tmp_path / "stopped.json"),
-                   "--cases", "2", "--sources", "in-file", "--open-pause-ms", "0", "--alone",
-                   "--model", str(tiny_qwen), "--draft", "none", "--max-tokens", "4",
-                   "--out", str(tmp_path / "resumed"))
+    going_on = bench("crossfile", tiny_qwen, tmp_path / "resumed", "--resume",
+                     str(tmp_path / "stopped.json"), "--cases", "2", "--sources", "in-file",
+                     "--open-pause-ms", "0", "--alone")
     assert going_on.returncode == 0, going_on.stderr
     assert "  1/4 in-file" not in going_on.stdout and "  2/4 in-file" in going_on.stdout
     finished = json.loads((tmp_path / "resumed" / "crossfile.json").read_text())
@@ -339,10 +336,9 @@ def test_bench_crossfile_cceval_recipe_in_python_and_typescript_with_the_oracle(
     alone = run("bench", "crossfile", "--missed-by", str(tmp_path / "filter.json"))
     assert alone.returncode == 2 and "--summarize" in alone.stderr
     # --languages given draws only the cases in those languages, from FILES too.
-    typescript = run("bench", "crossfile", str(pkg), str(web), "--recipe", "cceval",
-                     "--languages", "ts", "--cases", "2", "--sources", "in-file",
-                     "--open-pause-ms", "0", "--alone", "--model", str(tiny_qwen),
-                     "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "ts"))
+    typescript = bench("crossfile", tiny_qwen, tmp_path / "ts", str(pkg), str(web),
+                       "--recipe", "cceval", "--languages", "ts", "--cases", "2",
+                       "--sources", "in-file", "--open-pause-ms", "0", "--alone")
     assert typescript.returncode == 0, typescript.stderr
     drawn = json.loads((tmp_path / "ts" / "crossfile.json").read_text())["cases"]
     assert [c["language"] for c in drawn] == ["typescript"] * 2
@@ -384,8 +380,7 @@ def test_bench_floor_compares_the_plain_prompt_and_the_server(tmp_path, tiny_qwe
         path = tmp_path / f"code{suffix}"
         path.write_text("".join(line.format(i=i) for i in range(80)))
         files.append(str(path))
-    result = run("bench", "floor", *files, "--items", "1", "--model", str(tiny_qwen),
-                 "--draft", "none", "--max-tokens", "4", "--out", str(tmp_path / "out"))
+    result = bench("floor", tiny_qwen, tmp_path / "out", *files, "--items", "1")
     assert result.returncode == 0, result.stderr
     assert "3 spans (python 1, javascript 1, c 1)" in result.stdout
     raw = json.loads((tmp_path / "out" / "floor.json").read_text())

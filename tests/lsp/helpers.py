@@ -51,6 +51,27 @@ def long_document(salt: str) -> str:
     return body + "class Stack:\n    def __init__(self):\n        "
 
 
+async def reading_at_the_end(client: LanguageClient, uri: str, salt: str,
+                             msg_id: str | None = None) -> tuple[str, asyncio.Future]:
+    """Open a ``long_document`` of ``salt`` at ``uri`` and ask for an inline completion at its
+    end (with ``msg_id``, to cancel it); returns the text and the answer's future once that
+    request is reading its prompt."""
+    text = long_document(salt)
+    open_doc(client, uri, text)
+    await wait_for_busy(client, False)
+    future = asyncio.ensure_future(client.protocol.send_request_async(
+        types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, end_position(text)),
+        msg_id=msg_id))
+    await wait_for_busy(client)
+    return text, future
+
+
+def highlight(client: LanguageClient, uri: str, position: types.Position):
+    """Ask for the highlights at ``position``: the client reports where the cursor rests."""
+    return client.text_document_document_highlight_async(types.DocumentHighlightParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position))
+
+
 def inline_params(uri: str, position: types.Position) -> types.InlineCompletionParams:
     return types.InlineCompletionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=position,

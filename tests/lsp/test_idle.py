@@ -15,6 +15,7 @@ from tests.lsp.helpers import (
     SERVER,
     close_doc,
     end_position,
+    highlight,
     inline,
     insert,
     open_doc,
@@ -259,11 +260,6 @@ async def test_without_idle_work_or_cold_prompt_tokens_the_full_prompt_is_read(t
             assert not entry["short_prompt"] and entry["prompt_tokens"] > 500, (idle, entry)
         finally:
             await stop(client)
-
-
-def highlight(client: LanguageClient, uri: str, position: types.Position):
-    return client.text_document_document_highlight_async(types.DocumentHighlightParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=position))
 
 
 async def test_a_reported_cursor_prefills_the_prompt_a_request_there_reads(tiny_qwen):

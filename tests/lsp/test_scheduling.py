@@ -13,11 +13,13 @@ from tests.lsp.helpers import (
     close_doc,
     end_position,
     grown,
+    highlight,
     inline,
     inline_params,
     insert,
     long_document,
     open_doc,
+    reading_at_the_end,
     server_stats,
     totals,
     wait_for_busy,
@@ -178,11 +180,7 @@ async def test_a_request_superseded_in_its_read_leaves_the_read_to_the_next(clie
     # one still reading its prompt; that read goes on to its end and stays cached, so the new
     # request reads only what the key added.
     uri = "file:///tmp/superseded_read.py"
-    text = long_document("superseded")
-    open_doc(client, uri, text)
-    await wait_for_busy(client, False)
-    first = asyncio.ensure_future(inline(client, uri, end_position(text)))
-    await wait_for_busy(client)  # the first request is reading its prompt
+    text, first = await reading_at_the_end(client, uri, "superseded")
     insert(client, uri, 2, end_position(text), "x")
     text += "x"
     second = await inline(client, uri, end_position(text))
@@ -198,11 +196,7 @@ async def test_a_request_far_from_a_superseded_read_stops_it(client):
     # its prompt: the new prompt shares little of that read, so the read stops at once and
     # what it had not read yet is read again when the cursor comes back.
     uri = "file:///tmp/jump_read.py"
-    text = long_document("jump")
-    open_doc(client, uri, text)
-    await wait_for_busy(client, False)
-    first = asyncio.ensure_future(inline(client, uri, end_position(text)))
-    await wait_for_busy(client)  # the first request is reading its prompt
+    text, first = await reading_at_the_end(client, uri, "jump")
     top = types.Position(line=1, character=4)
     jumped = await inline(client, uri, top)
     assert not (await first).items
@@ -216,14 +210,8 @@ async def test_a_request_far_from_a_superseded_read_stops_it(client):
 
 async def test_cancel_request_is_honoured_and_answered(client):
     uri = "file:///tmp/cancel.py"
-    text = long_document("cancel")
-    open_doc(client, uri, text)
-    await wait_for_busy(client, False)
     before = await totals(client)
-    future = asyncio.ensure_future(client.protocol.send_request_async(
-        types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, end_position(text)),
-        msg_id="cancel-me"))
-    await wait_for_busy(client)  # the request is in its prefill
+    text, future = await reading_at_the_end(client, uri, "cancel", msg_id="cancel-me")
     assert not future.done()
     client.protocol.notify("$/cancelRequest", types.CancelParams(id="cancel-me"))
     with pytest.raises(JsonRpcException) as raised:
@@ -243,19 +231,11 @@ async def test_a_cancelled_read_stops_when_the_cursor_rests_far_from_it(client):
     # The editor cancelled the request and reports the cursor at the top of the document:
     # nothing there shares the read, so it stops instead of holding the worker to its end.
     uri = "file:///tmp/cancel_jump.py"
-    text = long_document("moved")
-    open_doc(client, uri, text)
-    await wait_for_busy(client, False)
-    future = asyncio.ensure_future(client.protocol.send_request_async(
-        types.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(uri, end_position(text)),
-        msg_id="cancel-then-move"))
-    await wait_for_busy(client)  # the request is in its prefill
+    text, future = await reading_at_the_end(client, uri, "moved", msg_id="cancel-then-move")
     client.protocol.notify("$/cancelRequest", types.CancelParams(id="cancel-then-move"))
     with pytest.raises(JsonRpcException):
         await asyncio.wait_for(future, timeout=60)
-    await client.text_document_document_highlight_async(types.DocumentHighlightParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        position=types.Position(line=1, character=4)))
+    await highlight(client, uri, types.Position(line=1, character=4))
     await wait_for_busy(client, False)
     await inline(client, uri, end_position(text))
     entry = (await recent(client))[-1]

@@ -18,6 +18,7 @@ from tests.conftest import server_env
 from tests.lsp.helpers import (
     SERVER,
     end_position,
+    highlight,
     inline,
     insert,
     open_doc,
@@ -61,9 +62,7 @@ async def _visit_then_complete(root: Path, engine: StandIn, visited_ranges: bool
         frames, app = (root / "pkg" / "frames.py").as_uri(), (root / "pkg" / "app.py").as_uri()
         open_doc(client, frames, FRAMES)
         line = FRAMES[: FRAMES.index("total = (total")].count("\n")
-        await client.text_document_document_highlight_async(types.DocumentHighlightParams(
-            text_document=types.TextDocumentIdentifier(uri=frames),
-            position=types.Position(line=line, character=12)))
+        await highlight(client, frames, types.Position(line=line, character=12))
         open_doc(client, app, APP)
         start = len(engine.prompts)
         text = APP
