@@ -12,11 +12,6 @@ languages: a line ending in ``{``). In Python a line that starts inside a triple
 string (an odd count of triple quotes from it down to the cursor: a docstring's line at
 column 0) encloses nothing unless it opens a scope (which keeps the ``def`` above a
 docstring the cursor is in).
-
-A window that starts inside a Python triple-quoted string (a long docstring cut by the
-window) shows the string's closing quotes as an opening one: to the model the code after them
-is string text. The line that opened that string goes in front of the window too
-(``string_opener``), so the window reads as the file does.
 """
 
 from __future__ import annotations
@@ -63,17 +58,3 @@ def _opens_scope(body: str, python: bool) -> bool:
     if python:
         return PYTHON_SCOPE.match(body) is not None
     return body.rstrip().endswith("{")
-
-
-def string_opener(lines: list[str], window_start: int) -> int | None:
-    """The index of the line that opened the triple-quoted string ``lines[window_start]``
-    lies inside, or None when it lies inside none (``lines``: each with its line end)."""
-    text = "".join(lines[:window_start])
-    open_quote: str | None = None
-    opened_at = 0
-    for match in TRIPLE_QUOTE.finditer(text):
-        if open_quote is None:
-            open_quote, opened_at = match.group(), match.start()
-        elif match.group() == open_quote:
-            open_quote = None
-    return None if open_quote is None else text.count("\n", 0, opened_at)

@@ -17,7 +17,7 @@ from ..engine.engine import Engine
 from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery, PromptParts
 from .import_use import imports_used
 from .local_prompt import Prompt, fit_budgets, line_tokens
-from .scope_head import scope_head, string_opener
+from .scope_head import scope_head
 
 COLD_WINDOW_STEP_LINES = 4
 """The short prompt for a cold cache drops lines above in steps of this many: a step of
@@ -108,16 +108,14 @@ class ShortWindows:
                with_imports: bool = True, **how: int) -> Prompt:
         """The short prompt built ``how``, with the lines that open the cursor's scopes at
         its front when its window starts below them (``scope_head``, among the lines from
-        ``scope_from`` on) and the line that opened a Python string its window starts
-        inside (``string_opener``), after the file's import statements that bind a name the
-        window uses (``import_use``, among ``PromptParts.head_imports``;
-        ``idle.cold_prompt_imports`` and ``with_imports``: not after a front of the full
-        prompt, which holds them all), within the import lines' share of the budget, counted
-        in tokens as ``build_prompt`` fits the import lines (``line_tokens``), so it keeps
-        them all. Their room can push the window's start down past another such line: built
-        again then; where the start still moves after three builds, a fourth keeps the last
-        start with its own import and scope lines (not those worked out for another
-        start)."""
+        ``scope_from`` on), after the file's import statements that bind a name the window
+        uses (``import_use``, among ``PromptParts.head_imports``; ``idle.cold_prompt_imports``
+        and ``with_imports``: not after a front of the full prompt, which holds them all),
+        within the import lines' share of the budget, counted in tokens as ``build_prompt``
+        fits the import lines (``line_tokens``), so it keeps them all. Their room can push
+        the window's start down past another such line: built again then; where the start
+        still moves after three builds, a fourth keeps the last start with its own import and
+        scope lines (not those worked out for another start)."""
         parts = short_query.parts
         lines, file_imports = _head_sources(parts, config, scope_from, with_imports)
         short_query = replace(short_query, sources=replace(parts, imports=""))
@@ -133,14 +131,9 @@ class ShortWindows:
         after_line = parts.suffix.find("\n")
         below = "" if after_line < 0 else parts.suffix[after_line + 1 :][
             : short_query.budget.suffix * CHARS_PER_TOKEN]
-        every = (parts.above + parts.recent).splitlines(keepends=True) if python else []
-
         def head_for(prompt: Prompt) -> str:
             start = max(0, prompt.dropped_lines - scope_from)
             scopes = scope_head(lines, start, indent, python)
-            opener = string_opener(every, prompt.dropped_lines) if python else None
-            if opener is not None and opener >= scope_from:  # else the front holds it
-                scopes += every[opener]  # a line above the window: it ends with its line end
             return imports_used(file_imports, "".join(lines[start:]), below,
                                 room - size(scopes), size) + scopes
 

@@ -3,7 +3,7 @@ them."""
 
 from __future__ import annotations
 
-from lsp_coder.backends.scope_head import scope_head, string_opener
+from lsp_coder.backends.scope_head import scope_head
 
 PYTHON = '''import os
 
@@ -64,23 +64,3 @@ def test_brace_languages_keep_the_lines_that_open_a_block():
 
 def test_a_last_line_without_its_end_gets_one():
     assert scope_head(["def f():"], 1, "    ", python=True) == "def f():\n"
-
-
-GRADES = lines('''def grade(gpa):
-    """The letter for a GPA:
-          > 3.0    B+
-          > 2.7    B
-    """
-    if gpa > 3.0:
-        s = \'\'\'one """ inside\'\'\'
-        t = """x"""
-''')
-
-
-def test_a_window_starting_inside_a_docstring_gets_the_line_that_opened_it():
-    # From its second line to its closing quotes; not at its opening line or in code.
-    assert [string_opener(GRADES, i) for i in range(len(GRADES))] == [
-        None, None, 1, 1, 1, None, None, None]
-    # The other kind of quote inside a string neither opens nor closes one.
-    other = lines("x = '''a\n\"\"\" b\n'''\ny = 1\n")
-    assert [string_opener(other, i) for i in range(4)] == [None, 0, 0, None]
