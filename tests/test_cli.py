@@ -380,10 +380,12 @@ def test_bench_floor_compares_the_plain_prompt_and_the_server(tmp_path, tiny_qwe
         path = tmp_path / f"code{suffix}"
         path.write_text("".join(line.format(i=i) for i in range(80)))
         files.append(str(path))
-    result = bench("floor", tiny_qwen, tmp_path / "out", *files, "--items", "1")
+    result = bench("floor", tiny_qwen, tmp_path / "out", *files, "--items", "1",
+                   "--open-pause-ms", "20")
     assert result.returncode == 0, result.stderr
     assert "3 spans (python 1, javascript 1, c 1)" in result.stdout
     raw = json.loads((tmp_path / "out" / "floor.json").read_text())
+    assert raw["open_pause_ms"] == 20
     assert set(raw["answers"]) == {"plain", "server", "server, full prompt"}
     assert all(len(a) == 3 for a in raw["answers"].values())
     assert set(raw["summaries"]["plain"]) == {"python", "javascript", "c", "total"}

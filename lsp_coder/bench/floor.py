@@ -8,9 +8,11 @@ single-line infilling items instead (``humaneval.py``). The same GGUF is asked i
 - ``plain``: the model's own FIM tokens in PSM order around the text, 1,024 tokens above and
   256 below (``completion.prefix_tokens``/``suffix_tokens``), greedy, stopped at the first
   newline, in this process;
-- the server, for a file just opened (no pause), as configured (``server``) and with
+- the server, for a file just opened, as configured (``server``) and with
   ``idle.cold_prompt_ms = 0`` (``server, full prompt``), one line at most
-  (``completion.max_lines = 1``) and the same ``max_tokens``.
+  (``completion.max_lines = 1``) and the same ``max_tokens``; asked at once, or with
+  ``--open-pause-ms`` that long after the client reported the cursor (as VS Code does where
+  it rests), the time idle work has to read the prompt.
 
 It prints exact first lines per language and in total, and edit similarity; writes JSON and a
 bar chart.
@@ -62,8 +64,10 @@ def plain_answers(config: Config, spans: list[Span], max_tokens: int) -> list[st
     return out
 
 
-async def server_answers(name: str, spans: list[Span], options: dict[str, Any]) -> list[str]:
-    """The server's suggestion for every span, each in a file just opened and then closed."""
+async def server_answers(name: str, spans: list[Span], options: dict[str, Any],
+                         open_pause_ms: float = 0.0) -> list[str]:
+    """The server's suggestion for every span, each in a file just opened (asked
+    ``open_pause_ms`` after the cursor was reported, at once for 0) and then closed."""
     session = Session(options)
     await session.start_loaded(name)
     out = []
@@ -71,6 +75,9 @@ async def server_answers(name: str, spans: list[Span], options: dict[str, Any]) 
         for i, span in enumerate(spans):
             uri = Path(span.path).resolve().as_uri()
             session.open(uri, span.text, span.language)
+            if open_pause_ms > 0:
+                await session.highlight(span.offset)
+                await asyncio.sleep(open_pause_ms / 1000)
             out.append(await session.inline(span.offset))
             session.client.text_document_did_close(_close(uri))
             print(f"  {name} {i + 1}/{len(spans)}", flush=True)
@@ -162,7 +169,7 @@ def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     plans = {"server": base,
              "server, full prompt": {**base, "idle": {**base["idle"], "cold_prompt_ms": 0}}}
     for name, options in plans.items():
-        answers[name] = asyncio.run(server_answers(name, spans, options))
+        answers[name] = asyncio.run(server_answers(name, spans, options, args.open_pause_ms))
     summaries = {name: summarize(spans, a) for name, a in answers.items()}
     print()
     print(table(summaries))
@@ -171,7 +178,7 @@ def run_floor(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
     if plot(summaries, png, "HumanEval single lines" if args.humaneval is not None
             else "mid-line spans"):
         print(f"plot: {png}")
-    raw = {"seed": args.seed, "summaries": summaries,
+    raw = {"seed": args.seed, "open_pause_ms": args.open_pause_ms, "summaries": summaries,
            "spans": [{k: v for k, v in asdict(s).items() if k != "text"} for s in spans],
            "answers": answers}
     (args.out / "floor.json").write_text(json.dumps(raw, indent=1))

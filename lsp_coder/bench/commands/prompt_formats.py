@@ -21,6 +21,9 @@ def add_floor(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " or this HumanEval.jsonl.gz)")
     seed(p)
     cold_ms(p, "idle.cold_prompt_ms of the server run (0: always the full prompt)")
+    p.add_argument("--open-pause-ms", type=float, default=0.0,
+                   help="ask the server this long after opening a file and reporting the"
+                        " cursor (0: at once)")
     p.set_defaults(func=_floor)
 
 
