@@ -36,8 +36,8 @@ def common_options() -> argparse.ArgumentParser:
     return p
 
 
-def open_pause(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--open-pause-ms", type=float, default=2000.0, help=what)
+def open_pause(p: argparse.ArgumentParser, what: str, default: float = 2000.0) -> None:
+    p.add_argument("--open-pause-ms", type=float, default=default, help=what)
 
 
 def cold_ms(p: argparse.ArgumentParser, what: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import Subcommands, cold_ms, seed
+from .common import Subcommands, cold_ms, open_pause, seed
 
 
 def add_floor(sub: Subcommands, common: argparse.ArgumentParser) -> None:
@@ -21,9 +21,8 @@ def add_floor(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " or this HumanEval.jsonl.gz)")
     seed(p)
     cold_ms(p, "idle.cold_prompt_ms of the server run (0: always the full prompt)")
-    p.add_argument("--open-pause-ms", type=float, default=0.0,
-                   help="ask the server this long after opening a file and reporting the"
-                        " cursor (0: at once)")
+    open_pause(p, "ask the server this long after opening a file and reporting the cursor"
+                  " (0: at once)", default=0.0)
     p.set_defaults(func=_floor)
 
 
