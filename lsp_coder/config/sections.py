@@ -36,6 +36,7 @@ class ModelConfig:
     use_mlock: bool = False
     use_mmap: bool = True
     use_extra_bufts: Literal["auto", "true", "false"] = "auto"
+    read_aside: Literal["auto", "true", "false"] = "auto"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

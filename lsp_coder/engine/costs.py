@@ -22,6 +22,14 @@ PREFILL_SAMPLE_MIN = 32
 """The fewest evaluated tokens whose time updates the prefill speed."""
 
 
+def measure_prefill(ctx: Context, seq_id: int, token: int, n: int = 64) -> float:
+    """Milliseconds per token of one ``n``-token read at the start of an empty sequence (left
+    in it)."""
+    start = time.perf_counter()
+    ctx.decode([token] * n, 0, seq_id)
+    return (time.perf_counter() - start) * 1000 / n
+
+
 class BatchCosts:
     """Milliseconds per decode of b tokens on one sequence (interpolated between sizes).
 
@@ -41,9 +49,7 @@ class BatchCosts:
                   sizes: tuple[int, ...] = CALIBRATION_SIZES) -> BatchCosts:
         """Time decodes of each size on an empty sequence (then emptied again)."""
         measured: dict[int, float] = {}
-        start = time.perf_counter()
-        ctx.decode([token] * 64, 0, seq_id)  # also warms the kernels up
-        prefill_token_ms = (time.perf_counter() - start) * 1000 / 64
+        prefill_token_ms = measure_prefill(ctx, seq_id, token)  # also warms the kernels up
         for size in sizes:
             best = float("inf")
             for _ in range(repeats):

@@ -49,12 +49,12 @@ def _cpu_name() -> str:
 
 
 def costs_key(model_path: Path, model: ModelParams, ctx: ContextParams,
-              sizes: tuple[int, ...]) -> str:
+              sizes: tuple[int, ...], read_aside: bool = False) -> str:
     """What a measured table depends on: another value of any of these measures anew."""
     st = model_path.stat()
     parts = (model_path.resolve(), st.st_size, st.st_mtime_ns, llama_cpp.__version__,
              _cpu_name(), os.cpu_count(), ctx.n_threads, ctx.n_batch, ctx.n_ubatch,
-             ctx.kv_unified, astuple(model), sizes)
+             ctx.kv_unified, astuple(model), sizes, *(["read aside"] if read_aside else []))
     return "|".join(map(str, parts))
 
 

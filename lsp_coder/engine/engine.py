@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from ..config import Config
 from ..load_progress import LoadProgress, load_key
 from ..shared_types import PrefillResult, StopReason
-from .costs import CALIBRATION_SIZES, BatchCosts
+from .costs import CALIBRATION_SIZES, BatchCosts, measure_prefill
 from .costs_store import CostsStore, costs_key
 from .fim_template import FimTemplate
 from .generate_request import GenerateRequest, GenerateResult
@@ -21,13 +21,13 @@ from .llama_context import Context, ContextParams
 from .llama_system import build_has_amx
 from .prefill import prefill
 from .prefix_cache.manager import PrefixCache
+from .read_aside import ReadAside, open_read_aside
 from .speculative import Drafter, DraftModel, NGramLookup, PreviousSuggestion, vocab_mismatch
 
 log = logging.getLogger(__name__)
 
 LOAD_STEPS = 1000
 """The resolution of a weights-read stage: llama.cpp reports a fraction."""
-
 
 @dataclass(frozen=True, slots=True)
 class MemoryStats:
@@ -71,11 +71,15 @@ class Engine:
         self.model = Model(model_path, params, self._load_progress(model_path))
         ctx_params = ContextParams(n_ctx=mc.n_ctx, n_batch=mc.n_batch, n_ubatch=mc.n_ubatch,
                                    n_seq_max=mc.n_seq_max, n_threads=mc.n_threads)
-        self.ctx = Context(self.model, ctx_params)
+        self.aside = self._read_aside(model_path, params, ctx_params)
+        main_params = ctx_params if self.aside is None else replace(
+            ctx_params, n_seq_max=ctx_params.n_seq_max + 1)  # the cells' way in from the aside
+        self.ctx = Context(self.model, main_params)
         # What verification batches cost here decides how much (if anything) to draft.
-        self.costs = self._batch_costs(self.model, self.ctx, ctx_params, CALIBRATION_SIZES)
+        self.costs = self._batch_costs(self.model, self.ctx, ctx_params, CALIBRATION_SIZES,
+                                       self.aside)
         cc = config.cache
-        self.cache = PrefixCache(self.ctx, block_size=cc.block_size,
+        self.cache = PrefixCache(self.ctx, aside=self.aside, block_size=cc.block_size,
                                  budget_tokens=cc.kv_budget_tokens, reuse=cc.reuse,
                                  shift_min=cc.shift_min_tokens if cc.shift_reuse else 0)
         self.model.pieces()  # index the vocabulary now, not on the first keystroke
@@ -92,6 +96,15 @@ class Engine:
         self.generator = Generator(self.model, self.cache, self._drafters(), costs=self.costs,
                                    memory=GreedyMemory())
         self.generator.use_memory = config.speculative.greedy_memory
+
+    def _read_aside(self, path: Path, params: ModelParams,
+                    ctx_params: ContextParams) -> ReadAside | None:
+        """The plain-weights reader of long prompts, where ``model.read_aside`` wants one."""
+        try:
+            return open_read_aside(path, params, ctx_params, self.config.model.read_aside)
+        except (ModelLoadError, OSError) as exc:
+            self.warnings.append(f"prompts are read on the repacked weights ({exc})")
+            return None
 
     def _load_progress(self, path: Path) -> Callable[[float], None] | None:
         """The fraction-of-weights callback for the stage that reads ``path``."""
@@ -127,14 +140,20 @@ class Engine:
                           max_k=self.config.speculative.max_draft)
 
     def _batch_costs(self, model: Model, ctx: Context, ctx_params: ContextParams,
-                     sizes: tuple[int, ...]) -> BatchCosts:
-        """``model``'s batch costs as stored by an earlier load, else measured (and stored)."""
+                     sizes: tuple[int, ...], aside: ReadAside | None = None) -> BatchCosts:
+        """``model``'s batch costs as stored by an earlier load, else measured (and stored);
+        with ``aside`` prompts are read there, so their speed is measured there."""
         store = self._costs_store
-        key = costs_key(model.path, self.model_params, ctx_params, sizes) if store else ""
+        key = costs_key(model.path, self.model_params, ctx_params, sizes,
+                        aside is not None) if store else ""
         costs = store.get(key) if store else None
         self.costs_from[model.path.name] = "measured" if costs is None else "stored"
         if costs is None:
-            costs = BatchCosts.calibrate(ctx, 0, model.tokenize(" x")[-1], sizes=sizes)
+            token = model.tokenize(" x")[-1]
+            costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
+            if aside is not None:
+                costs.prefill_token_ms = measure_prefill(aside.ctx, 0, token)
+                aside.ctx.seq_rm(0, 0, -1)
             if store:
                 store.put(key, costs)
         return costs
@@ -203,7 +222,7 @@ class Engine:
     @property
     def ubatches_done(self) -> int:
         """How many ubatches the target model has evaluated (a clock for scheduling checks)."""
-        return self.ctx.ubatches_done
+        return self.ctx.ubatches_done + (self.aside.ctx.ubatches_done if self.aside else 0)
 
     def update(self, config: Config) -> None:
         """Take new settings that need no reload (speculation, cutoffs)."""
@@ -239,6 +258,8 @@ class Engine:
                 "eot": self.model.token_text(self.model.eot) if self.model.eot >= 0 else None,
             },
             "extra_bufts": self.model_params.use_extra_bufts,
+            "read_aside": self.aside is not None,
+            "read_aside_kv_bytes": 0 if self.aside is None else kv_token * self.aside.ctx.n_ctx,
             "can_shift": self.ctx.can_shift,
             "batch_ms": self.costs.as_dict(),
             "batch_costs": dict(self.costs_from),
@@ -254,5 +275,7 @@ class Engine:
         if self.draft is not None:
             self.draft.ctx.close()
             self.draft.model.close()
+        if self.aside is not None:
+            self.aside.close()
         self.ctx.close()
         self.model.close()

@@ -200,5 +200,21 @@ class Context:
         """Largest position held by the sequence, -1 if empty."""
         return int(llama_cpp.llama_memory_seq_pos_max(self._mem, seq_id))
 
+    def seq_state(self, seq_id: int) -> bytearray:
+        """The KV cells of a sequence (its positions and their keys and values), to be put into
+        another context on the same model with ``set_seq_state``."""
+        size = llama_cpp.llama_state_seq_get_size(self._ptr, seq_id)
+        state = bytearray(size)
+        got = llama_cpp.llama_state_seq_get_data(
+            self._ptr, (ctypes.c_ubyte * size).from_buffer(state), size, seq_id)
+        return state if got == size else state[:got]
+
+    def set_seq_state(self, seq_id: int, state: bytearray) -> bool:
+        """Make ``seq_id`` hold the cells of ``state`` (what it held before is removed);
+        False when llama.cpp finds no room or cannot read it."""
+        size = len(state)
+        buf = (ctypes.c_ubyte * size).from_buffer(state)
+        return llama_cpp.llama_state_seq_set_data(self._ptr, buf, size, seq_id) == size
+
     def clear(self) -> None:
         llama_cpp.llama_memory_clear(self._mem, True)

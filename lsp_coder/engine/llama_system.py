@@ -69,3 +69,10 @@ def devices() -> list[Device]:
 def build_has_amx() -> bool:
     """Whether this llama.cpp build carries ggml's AMX kernels."""
     return "AMX_INT8 = 1" in system_info()
+
+
+@lru_cache(maxsize=1)
+def build_has_tiled_kernels() -> bool:
+    """Whether this llama.cpp build reads prompts on plain K-quant weights with ggml's tiled
+    matrix kernels (x86 with AVX or better), which repacked weights cannot use."""
+    return "AVX = 1" in system_info()

@@ -87,8 +87,11 @@ def doctor(config: Config) -> int:
     else:
         print("FIM         none: prefix-only completion")
     print(f"draft       {d['draft'] or 'none'}")
+    where = ("plain weights beside the repacked ones (model.read_aside)" if d.get("read_aside")
+             else "the weights the model decodes on")
+    print(f"prompts     read on {where}")
     weights = d["weights_bytes"] + d["draft_weights_bytes"]
-    kv = d["kv_bytes"] + d["draft_kv_bytes"]
+    kv = d["kv_bytes"] + d["draft_kv_bytes"] + d.get("read_aside_kv_bytes", 0)
     compute = collector.mib * 2**20
     print(f"memory      weights {_mib(weights)} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
           f" ({d['kv_bytes_per_token']} B/token) + compute {_mib(compute)}"

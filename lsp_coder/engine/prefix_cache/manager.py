@@ -7,7 +7,8 @@ context and makes room as it goes.
 
 from __future__ import annotations
 
-from ..llama_context import Context, KvCacheFull
+from ..llama_context import Context, DecodeAborted, KvCacheFull
+from ..read_aside import AsideFailed, ReadAside
 from .block_table import BlockTable
 from .records import Prepared, PromptTooLong
 from .shifting import common_prefix
@@ -19,15 +20,22 @@ class PrefixCache(BlockTable):
     """Maps token prefixes to llama.cpp sequences and keeps the KV within a budget.
 
     Args:
-        ctx: the context whose sequences this cache owns (all of them).
+        ctx: the context whose sequences this cache owns (all of them, or all but the last
+            with ``aside``).
+        aside: reads long runs of tokens on plain weights; its cells pass through ``ctx``'s
+            last sequence, which the cache then leaves alone.
         **table: ``BlockTable``'s settings (``block_size``, ``budget_tokens``, ``inplace_tail``,
             ``reuse``, ``shift_min``).
     """
 
-    def __init__(self, ctx: Context, **table) -> None:
-        super().__init__(ctx, n_seq_max=ctx.n_seq_max, n_ctx=ctx.n_ctx,
-                         can_shift=ctx.can_shift, **table)
+    def __init__(self, ctx: Context, aside: ReadAside | None = None, **table) -> None:
+        n_seq = ctx.n_seq_max - (aside is not None)
+        super().__init__(ctx, n_seq_max=n_seq, n_ctx=ctx.n_ctx, can_shift=ctx.can_shift,
+                         **table)
         self.ctx = ctx
+        self.aside = aside
+        self.scratch_seq = n_seq
+        """The sequence ``aside``'s cells pass through (none of the cache's)."""
 
     @property
     def used_bytes(self) -> int:
@@ -54,7 +62,7 @@ class PrefixCache(BlockTable):
             while pending:
                 self.make_room(len(pending), idle_only=idle_only)
                 try:
-                    rows = self.ctx.decode(pending, len(seq.tokens), seq_id, n_logits=n_logits)
+                    rows = self._decode(seq_id, seq.tokens, pending, n_logits)
                 except KvCacheFull as full:
                     self.record(seq_id, pending[: full.done], idle)
                     pending = pending[full.done :]
@@ -70,6 +78,26 @@ class PrefixCache(BlockTable):
                 self.record(seq_id, pending, idle)
                 pending = []
         return rows
+
+    def _decode(self, seq_id: int, held: list[int], tokens: list[int], n_logits: int) -> int:
+        """``Context.decode`` of ``tokens`` after ``held``; the tokens before the last
+        ``n_logits`` go to the aside reader when it takes them."""
+        ahead = len(tokens) - n_logits
+        aside = self.aside
+        if aside is None or not aside.takes(len(held), ahead):
+            return self.ctx.decode(tokens, len(held), seq_id, n_logits=n_logits)
+        try:
+            done = aside.read(self.ctx, seq_id, self.scratch_seq, held, tokens[:ahead])
+        except AsideFailed:
+            done = 0
+        if done == len(tokens):
+            return 0
+        try:
+            return self.ctx.decode(tokens[done:], len(held) + done, seq_id, n_logits=n_logits)
+        except KvCacheFull as exc:
+            raise KvCacheFull(done + exc.done) from exc
+        except DecodeAborted as exc:
+            raise DecodeAborted(done + exc.done) from exc
 
     def check(self) -> None:
         """Assert the bookkeeping is consistent and matches llama.cpp's view (for tests)."""
