@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
-
 from lsp_coder.engine.generate_request import GenerateRequest
 from lsp_coder.engine.generator import Generator
-from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefill import prefill
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 from tests.unit.engine.test_prefix_cache import SOURCE_A, SOURCE_B, fresh_greedy
 
 NEVER = lambda: False  # noqa: E731
-
-
-@pytest.fixture(scope="module")
-def model(tiny_qwen):
-    m = Model(tiny_qwen, ModelParams())
-    yield m
-    m.close()
 
 
 def make_cache(model, *, n_seq_max=4, block_size=16, budget=0, n_ubatch=64):

@@ -7,7 +7,6 @@ import pytest
 
 from lsp_coder.engine.generate_request import GenerateRequest
 from lsp_coder.engine.generator import Generator
-from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
 from lsp_coder.engine.prefix_cache.hashing import chain_hashes
 from lsp_coder.engine.prefix_cache.manager import PrefixCache, PromptTooLong
@@ -41,13 +40,6 @@ SOURCE_B = '''fn main() {
     }
 }
 '''
-
-
-@pytest.fixture(scope="module")
-def model(tiny_qwen):
-    m = Model(tiny_qwen, ModelParams())
-    yield m
-    m.close()
 
 
 def make_cache(model, *, n_ctx=2048, n_seq_max=4, block_size=16, budget=0, n_ubatch=64):

@@ -11,16 +11,8 @@ from lsp_coder.engine.llama_context import Context, ContextParams, DecodeAborted
 from lsp_coder.engine.prefill import prefill
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 from lsp_coder.engine.read_aside import ReadAside, _move, read_aside_enabled
+from tests.unit.engine.test_idle_prefill import NEVER
 from tests.unit.engine.test_prefix_cache import SOURCE_A, SOURCE_B, fresh_greedy, generate
-
-NEVER = lambda: False  # noqa: E731
-
-
-@pytest.fixture(scope="module")
-def model(tiny_qwen):
-    m = Model(tiny_qwen, ModelParams())
-    yield m
-    m.close()
 
 
 def aside_cache(model, tiny_qwen, *, n_ubatch=64, aside_ctx=2048, min_tokens=16):
