@@ -64,6 +64,7 @@ def test_doctor_reports_model_template_memory_and_safety(tmp_path, tiny_codellam
     assert "prefix-suffix-middle layout (completion.fim_layout = auto)" in out
     assert "memory" in out and "KV" in out and "compute" in out
     assert "AMX kernels" in out and "status      ok" in out
+    assert f"batch costs of {tiny_codellama.name} " in out
     # The load's progress (stderr, a pipe here: plain lines) names the weights it reads and
     # reaches 100 %.
     assert f"lsp-coder: loading {tiny_codellama.name}: 100%\n" in result.stderr, result.stderr

@@ -21,6 +21,14 @@ CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 PREFILL_SAMPLE_MIN = 32
 """The fewest evaluated tokens whose time updates the prefill speed."""
 
+BUSY_FACTOR = 2.0
+"""A stored table whose single-token decode is this much slower than one timed at load (and
+``BUSY_MIN_MS`` slower) was measured while something else used the CPU: it is measured again.
+(A table faster than now is kept: the machine is busy now, and real decodes rescale it.)"""
+
+BUSY_MIN_MS = 5.0
+"""Below this, a difference of single-token times is timer and scheduling noise."""
+
 
 def measure_prefill(ctx: Context, seq_id: int, token: int, n: int = 64) -> float:
     """Milliseconds per token of one ``n``-token read at the start of an empty sequence (left
@@ -28,6 +36,20 @@ def measure_prefill(ctx: Context, seq_id: int, token: int, n: int = 64) -> float
     start = time.perf_counter()
     ctx.decode([token] * n, 0, seq_id)
     return (time.perf_counter() - start) * 1000 / n
+
+
+def time_single(ctx: Context, seq_id: int, token: int, repeats: int = 3) -> float:
+    """Milliseconds of the fastest of ``repeats`` single-token decodes on an empty sequence
+    (one more first, untimed, warms the weights and the graph up; emptied again after)."""
+    ctx.decode([token], 0, seq_id)
+    best = float("inf")
+    for _ in range(repeats):
+        ctx.seq_rm(seq_id, 1, -1)
+        start = time.perf_counter()
+        ctx.decode([token], 1, seq_id)
+        best = min(best, (time.perf_counter() - start) * 1000)
+    ctx.seq_rm(seq_id, 0, -1)
+    return best
 
 
 class BatchCosts:
@@ -60,6 +82,12 @@ class BatchCosts:
             measured[size] = best
         ctx.seq_rm(seq_id, 0, -1)
         return cls(measured, prefill_token_ms)
+
+    def measured_busy(self, single_ms_now: float) -> bool:
+        """Whether this table (stored by an earlier load) was measured while the machine was
+        busier than now, by a single-token decode timed now (``time_single``)."""
+        stored = self._calibrated(1)
+        return stored > BUSY_FACTOR * single_ms_now and stored - single_ms_now > BUSY_MIN_MS
 
     @property
     def measured(self) -> dict[int, float]:

@@ -10,7 +10,7 @@ from typing import Callable
 from ..config import Config
 from ..load_progress import LoadProgress, load_key
 from ..shared_types import PrefillResult, StopReason
-from .costs import CALIBRATION_SIZES, BatchCosts, measure_prefill
+from .costs import CALIBRATION_SIZES, BatchCosts, measure_prefill, time_single
 from .costs_store import CostsStore, costs_key
 from .fim_template import FimTemplate
 from .generate_request import GenerateRequest, GenerateResult
@@ -147,9 +147,12 @@ class Engine:
         key = costs_key(model.path, self.model_params, ctx_params, sizes,
                         aside is not None) if store else ""
         costs = store.get(key) if store else None
+        token = model.tokenize(" x")[-1]
         self.costs_from[model.path.name] = "measured" if costs is None else "stored"
+        if costs is not None and costs.measured_busy(time_single(ctx, 0, token)):
+            costs = None  # one that ran beside other work would mislead for a week
+            self.costs_from[model.path.name] = "measured again (the stored table was slower)"
         if costs is None:
-            token = model.tokenize(" x")[-1]
             costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
             if aside is not None:
                 costs.prefill_token_ms = measure_prefill(aside.ctx, 0, token)

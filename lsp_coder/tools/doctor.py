@@ -7,6 +7,7 @@ import os
 import re
 import sys
 
+from ..backends.factory import COSTS_FILE
 from ..backends.local_prompt import resolve_layout
 from ..completion.service import CompletionService
 from ..config import Config
@@ -96,6 +97,8 @@ def doctor(config: Config) -> int:
     print(f"memory      weights {_mib(weights)} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
           f" ({d['kv_bytes_per_token']} B/token) + compute {_mib(compute)}"
           f" = {_mib(weights + kv + compute)}")
+    costs = "; ".join(f"{name} {how}" for name, how in d["batch_costs"].items())
+    print(f"costs       batch costs of {costs} ({COSTS_FILE} in the cache folder)")
     print(f"cache       {d['n_seq_max']} sequences over one unified KV; shift"
           f" {'supported' if d['can_shift'] else 'not supported'}")
     for warning in d["warnings"]:

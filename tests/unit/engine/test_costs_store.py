@@ -60,3 +60,31 @@ def test_a_damaged_or_unwritable_file_only_costs_a_measurement(tiny_qwen, tmp_pa
     blocked.parent.write_text("")  # its folder cannot be made
     assert load(tiny_qwen, None, blocked)["from"] == {tiny_qwen.name: "measured"}
     assert load(tiny_qwen, None, blocked)["from"] == {tiny_qwen.name: "measured"}
+
+
+def scaled(costs_file, factor: float) -> None:
+    data = json.loads(costs_file.read_text())
+    for entry in data.values():
+        entry["ms"] = {size: ms * factor for size, ms in entry["ms"].items()}
+    costs_file.write_text(json.dumps(data))
+
+
+def test_a_table_measured_while_the_cpu_was_busy_is_measured_again(tiny_qwen, tmp_path):
+    costs_file = tmp_path / "batch-costs.json"
+    load(tiny_qwen, None, costs_file)
+    scaled(costs_file, 100.0)  # a tiny model's 2 ms made as slow as a busy CPU's 7B
+    busy = json.loads(costs_file.read_text())
+    again = load(tiny_qwen, None, costs_file)
+    assert again["from"] == {tiny_qwen.name: "measured again (the stored table was slower)"}
+    assert json.loads(costs_file.read_text()) != busy  # the new table replaced it
+    assert load(tiny_qwen, None, costs_file)["from"] == {tiny_qwen.name: "stored"}
+
+
+def test_a_table_faster_than_the_cpu_now_is_kept(tiny_qwen, tmp_path):
+    costs_file = tmp_path / "batch-costs.json"
+    load(tiny_qwen, None, costs_file)
+    scaled(costs_file, 0.1)  # the machine is busy now: real decodes rescale the table
+    fast = load(tiny_qwen, None, costs_file)
+    assert fast["from"] == {tiny_qwen.name: "stored"}
+    assert fast["ms"] == {int(k): v for k, v in
+                          next(iter(json.loads(costs_file.read_text()).values()))["ms"].items()}
