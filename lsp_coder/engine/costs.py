@@ -26,6 +26,9 @@ BUSY_FACTOR = 2.0
 ``BUSY_MIN_MS`` slower) was measured while something else used the CPU: it is measured again.
 (A table faster than now is kept: the machine is busy now, and real decodes rescale it.)"""
 
+CALIBRATION_ATTEMPTS = 2
+"""Calibrations tried at a load until one is ``plausible`` (the last is used, not kept)."""
+
 BUSY_MIN_MS = 5.0
 """Below this, a difference of single-token times is timer and scheduling noise."""
 
@@ -88,6 +91,16 @@ class BatchCosts:
         busier than now, by a single-token decode timed now (``time_single``)."""
         stored = self._calibrated(1)
         return stored > BUSY_FACTOR * single_ms_now and stored - single_ms_now > BUSY_MIN_MS
+
+    def plausible(self) -> bool:
+        """Whether a machine doing nothing else could have measured this table: a larger batch
+        never costs clearly less than the next smaller one (a single token slower than two
+        is a thread stalled behind another process, not the model)."""
+        sizes = list(self._ms)
+        for small, large in zip(sizes, sizes[1:]):
+            if self._ms[small] - self._ms[large] > max(0.25 * self._ms[small], BUSY_MIN_MS):
+                return False
+        return True
 
     @property
     def measured(self) -> dict[int, float]:

@@ -14,6 +14,17 @@ def test_costs_interpolate_and_extrapolate():
     assert CPU.ms(20) > CPU.ms(16)
 
 
+def test_a_table_measured_beside_a_busy_cpu_is_not_plausible():
+    # The embedded 1.5B on a 2-core EPYC, quiet and beside two busy processes.
+    quiet = BatchCosts({1: 37.5, 2: 57.5, 3: 82.2, 4: 94.1, 6: 133.6, 8: 221.9, 12: 267.4,
+                        16: 242.6})
+    busy = BatchCosts({1: 2314.7, 2: 127.7, 3: 192.3, 4: 389.4, 6: 387.8, 8: 866.0,
+                       12: 902.2, 16: 927.5})
+    tiny = BatchCosts({1: 1.7, 2: 3.0, 3: 2.6, 4: 3.0, 6: 4.6, 8: 5.0, 12: 5.8, 16: 7.6})
+    assert quiet.plausible() and CPU.plausible() and GPU.plausible() and tiny.plausible()
+    assert not busy.plausible()
+
+
 def test_a_drafter_that_is_nearly_always_right_drafts_long_on_a_cpu():
     record = DrafterRecord(max_k=16, prior_accepted=9, prior_rejected=1)
     for _ in range(20):
