@@ -44,6 +44,9 @@ debounce_ms = 50  # I type fast
 # a small cache for this laptop
 n_ctx = 1024
 n_seq_max = 2
+
+[speculative]
+draft_model = true  # load the draft even where it does not pay
 """
 
 

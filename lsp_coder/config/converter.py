@@ -6,7 +6,7 @@ bool), except a whole number for a float; unknown keys are refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import cattrs
 
@@ -38,6 +38,15 @@ def _fim_template(value: Any, _type: Any) -> str | FimStrings:
 
 
 converter.register_structure_hook_func(lambda t: t == (str | FimStrings), _fim_template)
+
+
+def _bool_or_auto(value: Any, _type: Any) -> bool | str:
+    if isinstance(value, bool) or value == "auto":
+        return value
+    raise TypeError(f"expected true, false or 'auto', got {value!r}")
+
+
+converter.register_structure_hook_func(lambda t: t == (bool | Literal["auto"]), _bool_or_auto)
 
 
 def _strings(value: Any, _type: Any) -> list[str]:

@@ -31,6 +31,8 @@ def shown_key(key: Any) -> str:
 
 def expected(hint: Any) -> str:
     """What a value of type ``hint`` must be, in words."""
+    if hint == (bool | Literal["auto"]):
+        return "true, false or 'auto'"
     if get_origin(hint) is Literal:
         return "one of " + ", ".join(repr(v) for v in get_args(hint))
     if hint == (str | FimStrings):

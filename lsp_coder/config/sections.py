@@ -68,7 +68,9 @@ class CacheConfig:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SpeculativeConfig:
     enabled: bool = True
-    draft_model: bool = True
+    draft_model: bool | Literal["auto"] = "auto"
+    """Load the draft model (``model.draft_path``): true, false, or "auto": only where the
+    target's measured batch costs let a draft pay (``engine/costs.draft_can_pay``)."""
     ngram: bool = True
     previous_suggestion: bool = True
     greedy_memory: bool = True

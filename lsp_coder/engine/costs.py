@@ -21,7 +21,7 @@ CALIBRATION_SIZES = (1, 2, 3, 4, 6, 8, 12, 16)
 PREFILL_SAMPLE_MIN = 32
 """The fewest evaluated tokens whose time updates the prefill speed."""
 
-BUSY_FACTOR = 2.0
+BUSY_FACTOR = 1.5
 """A stored table whose single-token decode is this much slower than one timed at load (and
 ``BUSY_MIN_MS`` slower) was measured while something else used the CPU: it is measured again.
 (A table faster than now is kept: the machine is busy now, and real decodes rescale it.)"""
@@ -226,3 +226,27 @@ class DrafterRecord:
         self._recent_rejections = self._recent_rejections * m + rejected
         self._recent_ms = self._recent_ms * m + step_ms
         self._recent_tokens = self._recent_tokens * m + accepted + 1
+
+
+HOPEFUL_ACCEPTANCE = 0.9
+"""The acceptance ``draft_can_pay`` grants a draft model it has not seen: more than a small
+model of the same family usually gets, so "auto" loads one wherever it might pay."""
+
+DRAFT_SPEEDUP_MIN = 1.2
+"""The least decoding speedup, at ``HOPEFUL_ACCEPTANCE``, that pays for a draft model's memory
+(0.6 GB for the embedded 0.5B)."""
+
+
+def draft_can_pay(costs: BatchCosts, draft_token_ms: float, max_k: int,
+                  acceptance: float = HOPEFUL_ACCEPTANCE) -> bool:
+    """Whether a draft model drafting at ``draft_token_ms`` a token, each token accepted with
+    ``acceptance``, would decode at least ``DRAFT_SPEEDUP_MIN`` times as fast as plain decoding
+    at these batch costs, by the cost model's own rule (``DrafterRecord.choose_k``). On a
+    2-core CPU a batch of 2 tokens costs about 1.6-2 single ones and the embedded 0.5B would
+    make the 1.5B 0.8-1.0x as fast; on a GPU, where a batch costs about one token, 1.4x."""
+    record = DrafterRecord(max_k=max_k, prior_accepted=acceptance,
+                           prior_rejected=1.0 - acceptance, prior_draft_ms=draft_token_ms)
+    if record.choose_k(costs, max_k) == 0:
+        return False
+    single = costs.ms(1)
+    return single >= DRAFT_SPEEDUP_MIN * (single - record.gain_ms_per_token)

@@ -6,7 +6,7 @@ measures depends only on the model file, the llama.cpp build, the CPU and the co
 batch and thread settings, so a table measured under the same ones is reused; real decodes
 still rescale it as a whole (``BatchCosts.observe``). A file that cannot be read or written
 only costs a calibration, and a table is measured again after a week, or at once when a
-single-token decode timed at load is 2x faster than the table's (it was measured while
+single-token decode timed at load is 1.5x faster than the table's (it was measured while
 something else used the CPU: its batches would look cheap against single tokens, and drafts
 pay where they do not).
 """

@@ -10,7 +10,7 @@ from typing import Callable
 from ..config import Config
 from ..load_progress import LoadProgress, load_key
 from ..shared_types import PrefillResult, StopReason
-from .costs import CALIBRATION_ATTEMPTS, CALIBRATION_SIZES, BatchCosts, measure_prefill, time_single
+from .costs import CALIBRATION_SIZES, BatchCosts
 from .costs_store import CostsStore, costs_key
 from .fim_template import FimTemplate
 from .generate_request import GenerateRequest, GenerateResult
@@ -19,6 +19,7 @@ from .greedy_memory import GreedyMemory
 from .llama import Model, ModelLoadError, ModelParams
 from .llama_context import Context, ContextParams
 from .llama_system import build_has_amx
+from .load_costs import batch_costs, draft_left_out
 from .prefill import prefill
 from .prefix_cache.manager import PrefixCache
 from .read_aside import ReadAside, open_read_aside
@@ -91,8 +92,14 @@ class Engine:
                 " before the cursor only (use a FIM-capable code model for better results)"
             )
         self.draft: DraftModel | None = None
+        self.draft_left_out = ""
+        """Why the configured draft model was not loaded ("" when it was or none is set)."""
         if draft_path is not None and config.speculative.draft_model:
-            self.draft = self._load_draft(draft_path, params, ctx_params)
+            if config.speculative.draft_model == "auto":
+                self.draft_left_out = draft_left_out(self.costs, model_path, draft_path,
+                                                     config.speculative.max_draft)
+            if not self.draft_left_out:
+                self.draft = self._load_draft(draft_path, params, ctx_params)
         self.generator = Generator(self.model, self.cache, self._drafters(), costs=self.costs,
                                    memory=GreedyMemory())
         self.generator.use_memory = config.speculative.greedy_memory
@@ -141,38 +148,12 @@ class Engine:
 
     def _batch_costs(self, model: Model, ctx: Context, ctx_params: ContextParams,
                      sizes: tuple[int, ...], aside: ReadAside | None = None) -> BatchCosts:
-        """``model``'s batch costs as stored by an earlier load, else measured (and stored);
-        with ``aside`` prompts are read there, so their speed is measured there."""
+        """``model``'s batch costs (``load_costs.batch_costs``), noted in ``costs_from``."""
         store = self._costs_store
         key = costs_key(model.path, self.model_params, ctx_params, sizes,
                         aside is not None) if store else ""
-        costs = store.get(key) if store else None
-        token = model.tokenize(" x")[-1]
-        how = "measured" if costs is None else "stored"
-        if costs is not None and costs.measured_busy(time_single(ctx, 0, token)):
-            costs = None  # one that ran beside other work would mislead for a week
-            how = "measured again (the stored table was slower)"
-        if costs is None:
-            costs = self._calibrate(ctx, token, sizes, aside)
-            if not costs.plausible():  # the next load measures again
-                how += " (beside a busy CPU: not kept)"
-            elif store:
-                store.put(key, costs)
+        costs, how = batch_costs(store, key, model, ctx, sizes, aside)
         self.costs_from[model.path.name] = how
-        return costs
-
-    @staticmethod
-    def _calibrate(ctx: Context, token: int, sizes: tuple[int, ...],
-                   aside: ReadAside | None) -> BatchCosts:
-        """A measured table, tried again where the first looks measured beside a busy CPU."""
-        costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
-        for _ in range(CALIBRATION_ATTEMPTS - 1):
-            if costs.plausible():
-                break
-            costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
-        if aside is not None:
-            costs.prefill_token_ms = measure_prefill(aside.ctx, 0, token)
-            aside.ctx.seq_rm(0, 0, -1)
         return costs
 
     def _drafters(self) -> list[Drafter]:
@@ -281,6 +262,7 @@ class Engine:
             "batch_ms": self.costs.as_dict(),
             "batch_costs": dict(self.costs_from),
             "draft": None if self.draft is None else str(self.draft.model.path),
+            "draft_left_out": self.draft_left_out,
             "draft_weights_bytes": 0 if self.draft is None else self.draft.model.size_bytes,
             "draft_kv_bytes": 0 if self.draft is None else (
                 self.draft.model.kv_bytes_per_token() * self.draft.ctx.n_ctx),

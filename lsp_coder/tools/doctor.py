@@ -87,7 +87,7 @@ def doctor(config: Config) -> int:
               f" (completion.fim_layout = {setting})")
     else:
         print("FIM         none: prefix-only completion")
-    print(f"draft       {d['draft'] or 'none'}")
+    print(f"draft       {d['draft'] or d.get('draft_left_out') or 'none'}")
     where = ("plain weights beside the repacked ones (model.read_aside)" if d.get("read_aside")
              else "the weights the model decodes on")
     print(f"prompts     read on {where}")

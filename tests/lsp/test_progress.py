@@ -19,7 +19,8 @@ async def test_progress_rises_over_both_models_and_ends_once(tiny_qwen, tiny_qwe
             capabilities=client_capabilities("visual-studio-code"),
             initialization_options={"model": {"path": str(tiny_qwen),
                                               "draft_path": str(tiny_qwen_other_seed),
-                                              "n_ctx": 1024}}))
+                                              "n_ctx": 1024},
+                                    "speculative": {"draft_model": True}}))
         totals = await wait_for_model(client)
         assert totals["model_loaded"], totals
         assert len(client.progress_reports) == 1, client.progress_reports

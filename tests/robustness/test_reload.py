@@ -95,6 +95,7 @@ def test_a_bad_draft_model_means_no_draft_not_no_model(fresh, tiny_qwen, truncat
     srv = fresh()
     options = tiny_options(tiny_qwen)
     options["model"]["draft_path"] = path
+    options["speculative"] = {"draft_model": True}  # read it, though it cannot pay here
     srv.initialize(options)
     totals = srv.wait_for_model()
     assert totals["model_loaded"] and not totals["error"], totals

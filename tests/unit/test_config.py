@@ -40,6 +40,7 @@ def test_layers_merge_key_by_key_in_order(tmp_path):
 @pytest.mark.parametrize("layer, key", [
     ({"completion": {"debounce_ms": "fast"}}, "debounce_ms"),
     ({"speculative": {"enabled": "yes"}}, "enabled"),
+    ({"speculative": {"draft_model": "yes"}}, "draft_model"),
     ({"model": {"n_ctx": 2048.5}}, "n_ctx"),
     ({"model": {"n_ctxx": 2048}}, "n_ctxx"),
     ({"modle": {}}, "modle"),

@@ -78,7 +78,8 @@ def test_a_model_without_fim_tokens_warns_and_completes_from_the_prefix(tiny_qwe
 
 def test_incompatible_draft_model_is_refused_with_a_warning(tiny_qwen, tiny_qwen_padded):
     config = apply(Config(), {"model": {"path": str(tiny_qwen), "draft_path": str(tiny_qwen_padded),
-                                        "n_ctx": 1024, "n_seq_max": 2}}, "test")
+                                        "n_ctx": 1024, "n_seq_max": 2},
+                              "speculative": {"draft_model": True}}, "test")
     service = CompletionService(config)
     assert service.load() is None
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_coder.engine.costs import BatchCosts, DrafterRecord
+from lsp_coder.engine.costs import BatchCosts, DrafterRecord, draft_can_pay
 
 CPU = BatchCosts({1: 36.0, 2: 60.0, 4: 104.0, 8: 235.0, 16: 285.0})
 GPU = BatchCosts({1: 10.0, 2: 10.5, 4: 11.0, 8: 12.0, 16: 14.0})
@@ -84,3 +84,11 @@ def test_real_decodes_scale_the_whole_table():
     # The batches slow down alike, so a 2-token draft is no cheaper than it was relative to one.
     assert abs(costs.ms(2) / costs.ms(1) - 60.0 / 36.0) < 1e-9
     assert costs.as_dict()[4] == round(104.0 * costs.scale, 1)
+
+
+def test_a_draft_model_is_worth_loading_on_a_gpu_not_on_a_cpu():
+    # A draft model a third of the target's size, at a third of its token time.
+    assert draft_can_pay(GPU, GPU.ms(1) / 3, 8)
+    assert not draft_can_pay(CPU, CPU.ms(1) / 3, 8)
+    assert not draft_can_pay(GPU, GPU.ms(1) * 2, 8)  # a draft slower than the target
+    assert draft_can_pay(CPU, 0.0, 8, acceptance=0.99)  # free and nearly always right

@@ -7,11 +7,14 @@ import os
 import shutil
 
 from lsp_coder.config import Config
+from lsp_coder.config.layers import apply
 from lsp_coder.engine.engine import Engine
+
+WITH_DRAFT = apply(Config(), {"speculative": {"draft_model": True}}, "test")
 
 
 def load(model, draft, costs_file) -> dict:
-    engine = Engine(model, draft, Config(), costs_file=costs_file)
+    engine = Engine(model, draft, WITH_DRAFT, costs_file=costs_file)
     try:
         return {"from": dict(engine.costs_from), "ms": engine.costs.measured,
                 "prefill": engine.costs.prefill_token_ms}
