@@ -182,9 +182,10 @@ class LspCoderServer(LanguageServer):
             return None
         for warning in info["warnings"]:
             self.tell(f"lsp-coder: {warning}", types.MessageType.Warning)
+        draft = info["draft"] or info.get("draft_left_out") or "none"
         self.window_log_message(types.LogMessageParams(
             type=types.MessageType.Info,
-            message=f"lsp-coder: loaded {info['model']} (draft: {info['draft']})"))
+            message=f"lsp-coder: loaded {info['model']} (draft: {draft})"))
         return None
 
     def _progress_reporter(self, token: str, loop: asyncio.AbstractEventLoop):
