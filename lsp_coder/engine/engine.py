@@ -258,6 +258,7 @@ class Engine:
             "extra_bufts": self.model_params.use_extra_bufts,
             "read_aside": self.aside is not None,
             "read_aside_kv_bytes": 0 if self.aside is None else kv_token * self.aside.ctx.n_ctx,
+            "read_aside_weights_bytes": 0 if self.aside is None else self.aside.model.size_bytes,
             "can_shift": self.ctx.can_shift,
             "batch_ms": self.costs.as_dict(),
             "batch_costs": dict(self.costs_from),

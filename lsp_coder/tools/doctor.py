@@ -91,10 +91,12 @@ def doctor(config: Config) -> int:
     where = ("plain weights beside the repacked ones (model.read_aside)" if d.get("read_aside")
              else "the weights the model decodes on")
     print(f"prompts     read on {where}")
-    weights = d["weights_bytes"] + d["draft_weights_bytes"]
+    plain = d.get("read_aside_weights_bytes", 0)
+    weights = d["weights_bytes"] + d["draft_weights_bytes"] + plain
     kv = d["kv_bytes"] + d["draft_kv_bytes"] + d.get("read_aside_kv_bytes", 0)
     compute = collector.mib * 2**20
-    print(f"memory      weights {_mib(weights)} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
+    held = f" ({_mib(plain)} of them plain, to read prompts on)" if plain else ""
+    print(f"memory      weights {_mib(weights)}{held} + KV {_mib(kv)} at n_ctx {d['n_ctx']}"
           f" ({d['kv_bytes_per_token']} B/token) + compute {_mib(compute)}"
           f" = {_mib(weights + kv + compute)}")
     costs = "; ".join(f"{name} {how}" for name, how in d["batch_costs"].items())
