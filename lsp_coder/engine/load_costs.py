@@ -4,7 +4,8 @@ A table stored by an earlier load is checked against a single-token decode timed
 over 1.5x slower was measured while something else used the CPU (its batches look cheap against
 single tokens, so drafts seem to pay where they do not) and is measured again. A calibration
 where a larger batch costs clearly less than a smaller one (a thread stalled behind another
-process) is tried once more, and one still like that is used but not kept.
+process), or whose single token is 1.5x slower than one timed right after it (a burst of
+other work that ended), is tried once more, and one still like that is used but not kept.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def batch_costs(store: CostsStore | None, key: str, model: Model, ctx: Context,
     if costs is not None and costs.measured_busy(time_single(ctx, 0, token)):
         costs, how = None, "measured again (the stored table was slower)"
     if costs is None:
-        costs = _calibrate(ctx, token, sizes, aside)
-        if not costs.plausible():  # the next load measures again
+        costs, steady = _calibrate(ctx, token, sizes, aside)
+        if not steady:  # the next load measures again
             how += " (beside a busy CPU: not kept)"
         elif store:
             store.put(key, costs)
@@ -38,16 +39,25 @@ def batch_costs(store: CostsStore | None, key: str, model: Model, ctx: Context,
 
 
 def _calibrate(ctx: Context, token: int, sizes: tuple[int, ...],
-               aside: ReadAside | None) -> BatchCosts:
+               aside: ReadAside | None) -> tuple[BatchCosts, bool]:
+    """A measured table, and whether it looks measured on a machine as quiet as it is now
+    (``plausible``, and a single token timed after it not 1.5x faster: another process's
+    burst that ended during the calibration)."""
     costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
+    steady = _steady(costs, ctx, token)
     for _ in range(CALIBRATION_ATTEMPTS - 1):
-        if costs.plausible():
+        if steady:
             break
         costs = BatchCosts.calibrate(ctx, 0, token, sizes=sizes)
+        steady = _steady(costs, ctx, token)
     if aside is not None:
         costs.prefill_token_ms = measure_prefill(aside.ctx, 0, token)
         aside.ctx.seq_rm(0, 0, -1)
-    return costs
+    return costs, steady
+
+
+def _steady(costs: BatchCosts, ctx: Context, token: int) -> bool:
+    return costs.plausible() and not costs.measured_busy(time_single(ctx, 0, token))
 
 
 def draft_left_out(costs: BatchCosts, model_path: Path, draft_path: Path, max_draft: int) -> str:
