@@ -26,11 +26,13 @@ BUSY_FACTOR = 1.5
 ``BUSY_MIN_MS`` slower) was measured while something else used the CPU: it is measured again.
 (A table faster than now is kept: the machine is busy now, and real decodes rescale it.)"""
 
-CALIBRATION_ATTEMPTS = 2
-"""Calibrations tried at a load until one is ``plausible`` (the last is used, not kept)."""
-
 BUSY_MIN_MS = 5.0
 """Below this, a difference of single-token times is timer and scheduling noise."""
+
+CALIBRATION_ATTEMPTS = 2
+"""Calibrations tried at a load until one looks measured on a quiet machine (``plausible``,
+not ``measured_busy`` against a token timed after it); a last one that does not is used for
+this load and not kept."""
 
 
 def measure_prefill(ctx: Context, seq_id: int, token: int, n: int = 64) -> float:

@@ -102,14 +102,24 @@ class Documents:
             doc = params["textDocument"]
             uri = doc["uri"]
             if method == "textDocument/didOpen":
-                self.open[uri] = Tracked(uri, str(doc.get("languageId", "")),
-                                         int(doc.get("version", 0)), to_units(str(doc["text"])))
+                version = _version(doc.get("version", 0))
+                self.open[uri] = Tracked(uri, str(doc.get("languageId", "")), version,
+                                         to_units(str(doc["text"])))
             elif method == "textDocument/didChange" and uri in self.open:
                 tracked = self.open[uri]
+                version = _version(doc.get("version", tracked.version))
                 for change in params["contentChanges"]:
                     tracked.apply(change, self.encoding)
-                tracked.version = int(doc.get("version", tracked.version))
+                tracked.version = version
             elif method == "textDocument/didClose":
                 self.open.pop(uri, None)
         except (KeyError, TypeError, ValueError, AttributeError):
             pass
+
+
+def _version(value: Any) -> int:
+    """A document version as LSP has it, an integer (the server refuses anything else, so the
+    forwarder's copy must too: a string, a float, Infinity)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise TypeError(f"version {value!r} is not an integer")

@@ -59,6 +59,13 @@ def test_a_closed_document_is_forgotten_and_bad_notifications_are_skipped():
     docs.note("textDocument/didChange", {"textDocument": {"uri": "file:///a"},
                                          "contentChanges": "not a list"})
     docs.note("textDocument/didOpen", {"textDocument": "nonsense"})
+    for version in (float("inf"), float("nan"), "3"):  # a random-params test sent Infinity
+        docs.note("textDocument/didOpen", {"textDocument": {
+            "uri": "file:///b", "version": version, "text": "y"}})
+        docs.note("textDocument/didChange", {"textDocument": {"uri": "file:///a",
+                                                              "version": version},
+                                             "contentChanges": [{"text": "lost"}]})
+    assert "file:///b" not in docs.open
     assert docs.open["file:///a"].opened()["textDocument"] == {
         "uri": "file:///a", "languageId": "c", "version": 3, "text": "int x;"}
     docs.note("textDocument/didClose", {"textDocument": {"uri": "file:///a"}})
