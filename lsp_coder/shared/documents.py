@@ -52,12 +52,12 @@ class Tracked:
     def offset(self, position: dict, encoding: str) -> int:
         """The offset of an LSP position (clamped to its line and the text, as the server
         does)."""
-        line = max(0, int(position.get("line", 0)))
+        line = max(0, _integer(position.get("line", 0)))
         start = self.line_start(line)
         if line >= len(self.starts):
             return len(self.units)
         content = self.units[start:self.line_start(line + 1)].rstrip("\r\n")
-        character = int(position.get("character", 0))
+        character = _integer(position.get("character", 0))
         return start + offset_in_line(content, character, encoding)
 
     def apply(self, change: dict, encoding: str) -> None:
@@ -102,24 +102,39 @@ class Documents:
             doc = params["textDocument"]
             uri = doc["uri"]
             if method == "textDocument/didOpen":
-                version = _version(doc.get("version", 0))
+                version = _integer(doc.get("version", 0))
                 self.open[uri] = Tracked(uri, str(doc.get("languageId", "")), version,
                                          to_units(str(doc["text"])))
             elif method == "textDocument/didChange" and uri in self.open:
-                tracked = self.open[uri]
-                version = _version(doc.get("version", tracked.version))
-                for change in params["contentChanges"]:
-                    tracked.apply(change, self.encoding)
-                tracked.version = version
+                self._change(self.open[uri], doc, params["contentChanges"])
             elif method == "textDocument/didClose":
                 self.open.pop(uri, None)
         except (KeyError, TypeError, ValueError, AttributeError):
             pass
 
 
-def _version(value: Any) -> int:
-    """A document version as LSP has it, an integer (the server refuses anything else, so the
-    forwarder's copy must too: a string, a float, Infinity)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise TypeError(f"version {value!r} is not an integer")
+    def _change(self, tracked: Tracked, doc: Any, changes: Any) -> None:
+        """A ``didChange``'s changes, all or none: the server refuses a notification with
+        any bad part, and the copy must stay the server's."""
+        version = _integer(doc.get("version", tracked.version))
+        before = (tracked.units, list(tracked.starts), tracked.scanned)
+        try:
+            for change in changes:
+                tracked.apply(change, self.encoding)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            tracked.units, tracked.starts, tracked.scanned = before
+            raise
+        tracked.version = version
+
+
+def _integer(value: Any) -> int:
+    """A version, line or character as the server reads it (``server/protocol._strict_int``):
+    a number without a fraction; a string, a bool, 0.5 or Infinity make the server refuse the
+    notification, so the forwarder's copy skips it too."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{type(value).__name__} is not an integer")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError("not an integer")
+        return int(value)
+    return value

@@ -59,12 +59,18 @@ def test_a_closed_document_is_forgotten_and_bad_notifications_are_skipped():
     docs.note("textDocument/didChange", {"textDocument": {"uri": "file:///a"},
                                          "contentChanges": "not a list"})
     docs.note("textDocument/didOpen", {"textDocument": "nonsense"})
-    for version in (float("inf"), float("nan"), "3"):  # a random-params test sent Infinity
+    for version in (float("inf"), float("nan"), "3", 2.5, True):  # as the server refuses
         docs.note("textDocument/didOpen", {"textDocument": {
             "uri": "file:///b", "version": version, "text": "y"}})
         docs.note("textDocument/didChange", {"textDocument": {"uri": "file:///a",
                                                               "version": version},
                                              "contentChanges": [{"text": "lost"}]})
+    bad_second = [{"range": {"start": {"line": 0, "character": 0},
+                             "end": {"line": 0, "character": 0}}, "text": "lost "},
+                  {"range": {"start": {"line": float("inf"), "character": 0},
+                             "end": {"line": 0, "character": "1"}}, "text": "x"}]
+    docs.note("textDocument/didChange", {"textDocument": {"uri": "file:///a", "version": 4},
+                                         "contentChanges": bad_second})  # refused whole
     assert "file:///b" not in docs.open
     assert docs.open["file:///a"].opened()["textDocument"] == {
         "uri": "file:///a", "languageId": "c", "version": 3, "text": "int x;"}
