@@ -124,24 +124,32 @@ async def test_a_background_confirm_yields_to_a_key_the_model_answers(client):
     uri = "file:///tmp/yields.py"
     before = ("import math\n\n\ndef area_of_square(side):\n"
               "    squared = side * side\n ")
-    after = ("\n\n\ndef perimeter_of_square(side):\n    return 4 * side\n\n\n"
-             "def volume_of_cube(side):\n    return side * side * side\n")
+    # A long suffix makes the confirm's read long (the window the next key must land in).
+    after = "\n\n\n" + "".join(
+        f"def {name}_of_cube(side):\n    return {body}\n\n\n"
+        for name, body in (("perimeter", "12 * side"), ("volume", "side * side * side"),
+                           ("surface", "6 * side * side"), ("diagonal", "math.sqrt(3) * side"),
+                           ("face_diagonal", "math.sqrt(2) * side"),
+                           ("inradius", "side / 2"), ("circumradius", "math.sqrt(3) * side / 2"),
+                           ("midradius", "math.sqrt(2) * side / 2")))
     shown = await indented_suggestion(client, uri, before, after)
-    before_totals = await totals(client)
-    insert(client, uri, 2, end_position(before), " ")
-    before += " "
-    await inline(client, uri, end_position(before))  # the confirm starts before this answer
-    typed = indentation_then_a_miss(shown)
-    insert(client, uri, 3, end_position(before), typed)
-    before += typed
-    await inline(client, uri, end_position(before))
-    entry = (await recent(client))[-1]
-    await wait_for_busy(client, False)
-    counted = grown(before_totals, await totals(client))
-    assert not entry["cached"] and counted["background"] == 1, counted
-    assert counted["generated_tokens"] == entry["generated_tokens"], (counted, entry)
-    assert entry["evaluated_tokens"] <= 2, entry
-    close_doc(client, uri)
+    try:
+        before_totals = await totals(client)
+        insert(client, uri, 2, end_position(before), " ")
+        before += " "
+        await inline(client, uri, end_position(before))  # the confirm starts before this answer
+        typed = indentation_then_a_miss(shown)
+        insert(client, uri, 3, end_position(before), typed)
+        before += typed
+        await inline(client, uri, end_position(before))
+        entry = (await recent(client))[-1]
+        await wait_for_busy(client, False)
+        counted = grown(before_totals, await totals(client))
+        assert not entry["cached"] and counted["background"] == 1, counted
+        assert counted["generated_tokens"] == entry["generated_tokens"], (counted, entry)
+        assert entry["evaluated_tokens"] <= 2, entry
+    finally:
+        close_doc(client, uri)  # a failure here leaves no open document to the next tests
 
 
 async def test_a_burst_while_the_engine_is_busy_supersedes_all_but_the_newest(client):
