@@ -22,6 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from .document_store import Document, DocumentStore
 from .framing import PARSE_ERROR, Damaged, Message, valid_id
+from .json_values import json_kind, lsp_integer
 from .menu_item import wants_menu_item
 
 log = logging.getLogger(__name__)
@@ -69,11 +70,12 @@ class LspCoderProtocol(LanguageServerProtocol):
         """The typed message, or None after answering (or logging) what is wrong with it."""
         value = item.value
         if not isinstance(value, dict):
-            return self._invalid(None, f"expected a JSON object, got {_kind(value)}")
+            return self._invalid(None, f"expected a JSON object, got {json_kind(value)}")
         has_id = "id" in value
         rid = value.get("id")
         if has_id and not valid_id(rid):
-            return self._invalid(None, f"an id must be an integer or a string, got {_kind(rid)}")
+            return self._invalid(
+                None, f"an id must be an integer or a string, got {json_kind(rid)}")
         method = value.get("method")
         if value.get("jsonrpc") != "2.0":
             return self._invalid(rid, 'expected "jsonrpc": "2.0"') if has_id else None
@@ -261,22 +263,11 @@ def shown(method: str) -> str:
 
 
 def _strict_int(value: Any, kind: type) -> int:
-    """An LSP integer: a JSON number without a fraction (``0.5``, ``"3"`` and ``true`` are
-    invalid params, not rounded or converted). ``bool`` (an int subclass) keeps cattrs's
-    conversion."""
+    """An LSP integer (``json_values.lsp_integer``): invalid params, not rounded or
+    converted. ``bool`` (an int subclass) keeps cattrs's conversion."""
     if kind is not int:
         return kind(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected an integer, got {_kind(value)}")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError("expected an integer, got a number with a fraction")
-        return int(value)
-    return value
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
+    return lsp_integer(value)
 
 
 def _describe(exc: Exception) -> str:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..server.json_values import lsp_integer
 from ..server.text_units import from_units, offset_in_line, to_units
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -52,12 +53,12 @@ class Tracked:
     def offset(self, position: dict, encoding: str) -> int:
         """The offset of an LSP position (clamped to its line and the text, as the server
         does)."""
-        line = max(0, _integer(position.get("line", 0)))
+        line = max(0, lsp_integer(position.get("line", 0)))
         start = self.line_start(line)
         if line >= len(self.starts):
             return len(self.units)
         content = self.units[start:self.line_start(line + 1)].rstrip("\r\n")
-        character = _integer(position.get("character", 0))
+        character = lsp_integer(position.get("character", 0))
         return start + offset_in_line(content, character, encoding)
 
     def apply(self, change: dict, encoding: str) -> None:
@@ -102,7 +103,7 @@ class Documents:
             doc = params["textDocument"]
             uri = doc["uri"]
             if method == "textDocument/didOpen":
-                version = _integer(doc.get("version", 0))
+                version = lsp_integer(doc.get("version", 0))
                 self.open[uri] = Tracked(uri, str(doc.get("languageId", "")), version,
                                          to_units(str(doc["text"])))
             elif method == "textDocument/didChange" and uri in self.open:
@@ -112,11 +113,11 @@ class Documents:
         except (KeyError, TypeError, ValueError, AttributeError):
             pass
 
-
     def _change(self, tracked: Tracked, doc: Any, changes: Any) -> None:
         """A ``didChange``'s changes, all or none: the server refuses a notification with
-        any bad part, and the copy must stay the server's."""
-        version = _integer(doc.get("version", tracked.version))
+        any bad part (a version, line or character that is not an LSP integer among them),
+        and the copy must stay the server's."""
+        version = lsp_integer(doc.get("version", tracked.version))
         before = (tracked.units, list(tracked.starts), tracked.scanned)
         try:
             for change in changes:
@@ -125,16 +126,3 @@ class Documents:
             tracked.units, tracked.starts, tracked.scanned = before
             raise
         tracked.version = version
-
-
-def _integer(value: Any) -> int:
-    """A version, line or character as the server reads it (``server/protocol._strict_int``):
-    a number without a fraction; a string, a bool, 0.5 or Infinity make the server refuse the
-    notification, so the forwarder's copy skips it too."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{type(value).__name__} is not an integer")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError("not an integer")
-        return int(value)
-    return value
