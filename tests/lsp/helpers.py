@@ -6,6 +6,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
@@ -14,6 +15,9 @@ from pytest_lsp.client import make_test_lsp_client
 from tests.conftest import server_env
 
 SERVER = [sys.executable, "-m", "lsp_coder"]
+
+_OPEN: WeakKeyDictionary[LanguageClient, set[str]] = WeakKeyDictionary()
+"""The documents each client opened and has not closed (``close_all`` closes them)."""
 
 
 async def server_stats(client: LanguageClient) -> dict:
@@ -94,11 +98,19 @@ def open_doc(client: LanguageClient, uri: str, text: str, language: str = "pytho
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1,
                                              text=text)))
+    _OPEN.setdefault(client, set()).add(uri)
 
 
 def close_doc(client: LanguageClient, uri: str) -> None:
     client.text_document_did_close(types.DidCloseTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
+    _OPEN.get(client, set()).discard(uri)
+
+
+def close_all(client: LanguageClient) -> None:
+    """Close every document ``client`` opened and left open (a test that failed midway)."""
+    for uri in sorted(_OPEN.get(client, set())):
+        close_doc(client, uri)
 
 
 def utf16_len(text: str) -> int:

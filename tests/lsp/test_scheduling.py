@@ -10,6 +10,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.lsp.helpers import (
+    close_all,
     close_doc,
     end_position,
     grown,
@@ -26,6 +27,13 @@ from tests.lsp.helpers import (
 )
 
 pytestmark = [pytest.mark.real_model, pytest.mark.asyncio(loop_scope="module")]
+
+
+@pytest.fixture(autouse=True)
+def documents_closed_after(client: LanguageClient):
+    """A test that fails midway leaves no document open: it would be context for the next."""
+    yield
+    close_all(client)
 
 
 async def recent(client: LanguageClient) -> list[dict]:
@@ -133,23 +141,20 @@ async def test_a_background_confirm_yields_to_a_key_the_model_answers(client):
                            ("inradius", "side / 2"), ("circumradius", "math.sqrt(3) * side / 2"),
                            ("midradius", "math.sqrt(2) * side / 2")))
     shown = await indented_suggestion(client, uri, before, after)
-    try:
-        before_totals = await totals(client)
-        insert(client, uri, 2, end_position(before), " ")
-        before += " "
-        await inline(client, uri, end_position(before))  # the confirm starts before this answer
-        typed = indentation_then_a_miss(shown)
-        insert(client, uri, 3, end_position(before), typed)
-        before += typed
-        await inline(client, uri, end_position(before))
-        entry = (await recent(client))[-1]
-        await wait_for_busy(client, False)
-        counted = grown(before_totals, await totals(client))
-        assert not entry["cached"] and counted["background"] == 1, counted
-        assert counted["generated_tokens"] == entry["generated_tokens"], (counted, entry)
-        assert entry["evaluated_tokens"] <= 2, entry
-    finally:
-        close_doc(client, uri)  # a failure here leaves no open document to the next tests
+    before_totals = await totals(client)
+    insert(client, uri, 2, end_position(before), " ")
+    before += " "
+    await inline(client, uri, end_position(before))  # the confirm starts before this answer
+    typed = indentation_then_a_miss(shown)
+    insert(client, uri, 3, end_position(before), typed)
+    before += typed
+    await inline(client, uri, end_position(before))
+    entry = (await recent(client))[-1]
+    await wait_for_busy(client, False)
+    counted = grown(before_totals, await totals(client))
+    assert not entry["cached"] and counted["background"] == 1, counted
+    assert counted["generated_tokens"] == entry["generated_tokens"], (counted, entry)
+    assert entry["evaluated_tokens"] <= 2, entry
 
 
 async def test_a_burst_while_the_engine_is_busy_supersedes_all_but_the_newest(client):
