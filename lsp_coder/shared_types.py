@@ -8,7 +8,7 @@ without importing each other.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Literal, Protocol
@@ -98,6 +98,10 @@ class PromptParts:
     """``extra`` with the other files' section of the prompt the document's last request
     read, where that differs (None: the same, or none): a backend whose cache lacks the prompt
     with the new section may read this one meanwhile (``LocalBackend``)."""
+    members: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)
+    """Qualifier (a module the open file imports) -> every name it offers: a backend that
+    picks the tokens keeps the names written after ``qualifier.`` to them (not part of the
+    prompt's text, so not of its equality)."""
 
     @property
     def prefix(self) -> str:

@@ -76,6 +76,7 @@ class LocalBackend:
         config = self._settings()
         query = self._gathered(query)
         prompt, short, held = self._request_prompt(query, config)
+        parts = query.parts
         result = engine.generate(GenerateRequest(
             prompt=prompt.tokens,
             max_tokens=query.max_tokens,
@@ -91,6 +92,8 @@ class LocalBackend:
             on_text=query.on_text,
             idle=query.idle,
             document=query.uri or None,
+            members=parts.members,
+            line_before=parts.line_prefix,
         ))
         result.stats.short_prompt = short
         result.stats.held_section = held

@@ -27,7 +27,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
     source, *variants = name.split("+")
     if source not in ("in-file", "all", *CROSSFILE_SOURCES) or not all(
             v in ("full", "first", "imports", "noimports", "oracle", "last", "second",
-                  "visited", "unused", "nounused")
+                  "visited", "unused", "nounused", "members", "nomembers")
             or (v.startswith("cold") and v[4:].isdigit())
             or (v.startswith("recent") and v[6:].isdigit()) for v in variants):
         raise ValueError(f"unknown --sources run {name!r}")
@@ -37,6 +37,7 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
         context[switch] = source in (switch, "all")
     if source == "in-file":
         context["budget_tokens"] = 0
+        context["known_members"] = False  # what other files define is not in-file
     idle = options.setdefault("idle", {})
     for variant in variants:
         if variant == "full":
@@ -53,6 +54,8 @@ def run_options(name: str, base: dict[str, Any]) -> dict[str, Any]:
             context["visited_ranges"] = True
         elif variant in ("unused", "nounused"):
             context["unused_imports"] = variant == "unused"
+        elif variant in ("members", "nomembers"):
+            context["known_members"] = variant == "members"
         elif variant == "oracle":
             pass  # per case, in ``ask`` (``with_oracle``)
         elif variant.startswith("recent"):

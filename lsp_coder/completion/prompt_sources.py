@@ -106,8 +106,10 @@ class DocumentSources:
         # Visits, then edits, go last, nearest the open file: the section before them stays
         # cached when a visit or an edit elsewhere finishes, and the model reads the newest
         # code nearest its own.
+        members = self._related.members(req.uri, req.text, req.offset, config)
         parts = replace(parts, extra=section.entries + visits + edits, repo=repo, path=path,
-                        held_extra=self._held(section, section_tokens, visits + edits))
+                        held_extra=self._held(section, section_tokens, visits + edits),
+                        members=members)
         self._last = (budget, parts)
         return parts
 

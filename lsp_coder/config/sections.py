@@ -158,6 +158,11 @@ class ContextConfig:
     """Also the definitions of names the open file imports and does not use yet (JavaScript,
     TypeScript; at most 3, after those of the names at the cursor): the line being typed is
     often a name's first use (Python's lines lost with it, so Python has none)."""
+    known_members: bool = True
+    """After the dot of a name the open file imports from the workspace (a Python module; a
+    JavaScript or TypeScript namespace import, enum or object literal), the model writes only
+    names it offers, where all of them are known (the in-process model's greedy answers; a
+    serving engine is not told)."""
     open_files: bool = True
     """Chunks of open and recently edited documents that share identifiers with the cursor's."""
     imports: bool = True

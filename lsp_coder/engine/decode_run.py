@@ -11,6 +11,7 @@ import numpy as np
 from ..shared_types import RequestStats
 from .generate_request import GenerateRequest
 from .llama import Model
+from .member_rule import MemberRule, constrained_pick
 
 
 @dataclass(slots=True)
@@ -42,10 +43,24 @@ class DecodeRun:
     read: bool = False
     """The prompt is read: ``req.yielding`` now stops a decode step as ``req.cancelled``
     does."""
+    rule: MemberRule | None = None
+    """Keeps greedy picks after a known qualifier to its members (``member_rule``)."""
 
     @property
     def history(self) -> list[int]:
         return self.req.prompt + self.out
+
+
+def member_rule(req: GenerateRequest) -> MemberRule | None:
+    """The request's rule for names after known qualifiers (greedy requests that have one)."""
+    if not req.members or req.temperature > 0:
+        return None
+    before = req.line_before
+    if req.heal and "\n" in req.heal:
+        before = ""  # the cursor line starts inside the healing text
+    elif req.heal and before.endswith(req.heal):
+        before = before[: len(before) - len(req.heal)]
+    return MemberRule(req.members, before)
 
 
 def output_text(model: Model, out: list[int], req: GenerateRequest) -> str:
@@ -74,3 +89,35 @@ def emit_text(model: Model, run: DecodeRun) -> bool:
     if req.on_text is not None:
         req.on_text(text)
     return cut is not None
+
+
+def rule_line(model: Model, run: DecodeRun, out: list[int]) -> str:
+    """The cursor line's text with ``out`` generated (the healing text spelled in it)."""
+    assert run.rule is not None
+    return run.rule.line(model.detokenize(out))
+
+
+def rule_allows(model: Model, run: DecodeRun, out: list[int], token: int) -> bool:
+    """Whether the member rule (if any) lets ``token`` follow ``out``."""
+    if run.rule is None:
+        return True
+    piece = model.piece(token).decode("utf-8", "replace")
+    return run.rule.allows(rule_line(model, run, out), piece)
+
+
+def ruled_draft(model: Model, run: DecodeRun, rows: list[np.ndarray], accepted: list[int]
+                ) -> tuple[list[int], tuple[int, float] | None]:
+    """The accepted draft tokens up to the first the member rule refuses, and the rule's
+    pick (token, probability) from that row in its place, or from the row after them all
+    where the rule picks otherwise than the target (None: the target's own token stands)."""
+    if run.rule is None:
+        return accepted, None
+    for i, token in enumerate(accepted):
+        if not rule_allows(model, run, run.out + accepted[:i], token):
+            ruled = constrained_pick(model, rows[i], run.rule,
+                                     rule_line(model, run, run.out + accepted[:i]))
+            if ruled is not None:
+                return accepted[:i], ruled
+            return accepted, None  # no candidate keeps to it: the rule steps aside
+    return accepted, constrained_pick(model, rows[len(accepted)], run.rule,
+                                      rule_line(model, run, run.out + accepted))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -42,6 +43,12 @@ class GenerateRequest:
     """Idle work (a prefetch): runs on a branch of the prefix cache (see ``prepare_branch``)."""
     document: str | None = None
     """The document the prompt is for (the prefix cache tells its older states by it)."""
+    members: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Qualifier -> every name it offers: greedy picks after ``qualifier.`` keep to them
+    (``member_rule``); empty: no such rule."""
+    line_before: str = ""
+    """The cursor line's text before the cursor, the healing text included (where the names
+    ``members`` rules start)."""
 
 
 @dataclass(slots=True)

@@ -10,12 +10,22 @@ import numpy as np
 
 from ..shared_types import RequestStats, StopReason
 from .costs import BatchCosts, DrafterRecord
-from .decode_run import DecodeRun, emit_text, first_line_tokens, output_text
+from .decode_run import (
+    DecodeRun,
+    emit_text,
+    first_line_tokens,
+    member_rule,
+    output_text,
+    rule_allows,
+    rule_line,
+    ruled_draft,
+)
 from .generate_request import GenerateRequest, GenerateResult
 from .greedy_memory import GreedyMemory
 from .healing import choose, spelled
 from .llama import Model
 from .llama_context import Context, DecodeAborted
+from .member_rule import constrained_pick
 from .prefix_cache.manager import PrefixCache
 from .sampling import count_near_ties, probability, verify
 from .speculative import Draft, Drafter
@@ -59,7 +69,8 @@ class Generator:
     def generate(self, req: GenerateRequest) -> GenerateResult:
         """Complete ``req.prompt``; stops at EOG, ``max_tokens``, the stop rule or cancellation."""
         run = DecodeRun(req, RequestStats(prompt_tokens=len(req.prompt)),
-                        np.random.default_rng(req.seed), req.heal.encode("utf-8"))
+                        np.random.default_rng(req.seed), req.heal.encode("utf-8"),
+                        rule=member_rule(req))
         self.ctx.cancel_check = lambda: req.cancelled() or (run.read and req.yielding())
         try:
             if self._may_recall(req):
@@ -100,11 +111,12 @@ class Generator:
                 return StopReason.MAX_TOKENS
             if self.model.is_eog(token):
                 return StopReason.EOG
-            if run.heal:
-                rest = spelled(self.model, token, run.heal)
-                if rest is None:
-                    return None
-                run.heal = rest
+            rest = spelled(self.model, token, run.heal) if run.heal else b""
+            if rest is None:
+                return None
+            if not rule_allows(self.model, run, run.out, token):
+                return None  # the rule picks otherwise here: decoding goes on from it
+            run.heal = rest
             run.out.append(token)
             run.probs.append(prob)
             if emit_text(self.model, run):
@@ -200,13 +212,19 @@ class Generator:
         run.stats.near_ties += count_near_ties(rows[: verdict.accepted + 1])
         accepted = draft.tokens[: verdict.accepted]
         probs = [probability(rows[i], token) for i, token in enumerate(accepted)]
+        accepted, ruled = ruled_draft(self.model, run, rows, accepted)
+        probs = probs[: len(accepted)]
         # Remove the rejected tail from the KV.
         self.cache.truncate(run.seq, len(req.prompt) + len(run.out) + len(accepted))
         self._record(name, len(draft.tokens), len(accepted), draft.cost_ms,
                      _ms_since(step_start), run.stats)
         run.stats.decode_steps += 1
-        run.next_token, run.constrained = verdict.token, False
-        run.next_prob = probability(rows[verdict.accepted], verdict.token)
+        if ruled is not None:
+            run.next_token, run.next_prob = ruled
+            run.constrained = True
+        else:
+            run.next_token, run.constrained = verdict.token, False
+            run.next_prob = probability(rows[verdict.accepted], verdict.token)
         eog_at = next((i for i, t in enumerate(accepted) if self.model.is_eog(t)), None)
         if eog_at is not None:
             accepted, run.next_token = accepted[:eog_at], accepted[eog_at]
@@ -245,10 +263,21 @@ class Generator:
     # -- helpers --------------------------------------------------------------------------------
 
     def _pick(self, run: DecodeRun, logits: np.ndarray) -> None:
-        """Pick the next token under what is left of the healing text (``healing.choose``)."""
-        chosen = choose(self.model, logits, run.heal, run.req.temperature, run.rng)
+        """Pick the next token under what is left of the healing text (``healing.choose``),
+        then under the member rule (``member_rule``)."""
+        heal = run.heal
+        chosen = choose(self.model, logits, heal, run.req.temperature, run.rng)
         run.next_token, run.heal = chosen.token, chosen.rest
         run.constrained, run.next_prob = chosen.constrained, chosen.prob
+        if run.rule is not None:
+            among = self.model.healing_candidates(heal) if heal else None
+            ruled = constrained_pick(self.model, logits, run.rule,
+                                     rule_line(self.model, run, run.out), chosen.token, among)
+            if ruled is not None:
+                run.next_token, run.next_prob = ruled
+                run.constrained = True
+                if heal:
+                    run.heal = spelled(self.model, run.next_token, heal) or b""
 
     def _draft(self, run: DecodeRun) -> tuple[str, Draft] | None:
         """The first drafter, cheapest first, whose draft is worth verifying now."""

@@ -229,6 +229,11 @@ class Model:
                     self._piece_ids.setdefault(p, t)
         return self._all_pieces
 
+    def piece_id(self, piece: bytes) -> int | None:
+        """The token whose bytes are ``piece`` (the lowest id if several), or None."""
+        self.pieces()
+        return self._piece_ids.get(piece)
+
     def healing_candidates(self, rest: bytes) -> np.ndarray:
         """Ids of tokens that can start text beginning with ``rest``.
 

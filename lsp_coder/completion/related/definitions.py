@@ -16,6 +16,7 @@ from cachetools import LRUCache
 from . import js_definitions, js_imports, tags
 from .cursor_lines import distinctive_names
 from .items import Item
+from .js_members import ScriptMembers
 from .python_defs import (
     IMPORT_SCAN_CHARS,
     PythonDefinitions,
@@ -23,6 +24,7 @@ from .python_defs import (
     used_names,
     without_imports,
 )
+from .python_members import ModuleMembers
 from .text import display_path, read_regular
 from .workspace import WorkspaceIndex
 
@@ -48,6 +50,29 @@ class DefinitionFinder:
         self._python: PythonDefinitions | None = None
         self._scripts: js_definitions.ImportedDefinitions | None = None
         self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
+        self._members: ModuleMembers | None = None
+        self._script_members: ScriptMembers | None = None
+
+    def members(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
+                max_bytes: int, files_generation: int) -> dict[str, frozenset[str]]:
+        """The names each workspace module a Python document imports offers after its dot
+        (``python_members``; ``window``: the lines above the cursor, a function's own
+        imports), or each binding a JavaScript or TypeScript document imports from another
+        of its files (``js_members``); none for other languages."""
+        language = tags.language_of(path.suffix) if path is not None else None
+        if path is None or language is None:
+            return {}
+        if language == "python":
+            if self._members is None or self._members.max_file_bytes != max_bytes:
+                self._members = ModuleMembers(max_bytes, self._allows)
+            return self._members.find(document_imports(text, window), path, roots,
+                                      files_generation)
+        bindings = js_imports.imports(language, text[:IMPORT_SCAN_CHARS]).bindings
+        if not bindings:
+            return {}
+        if self._script_members is None or self._script_members.max_file_bytes != max_bytes:
+            self._script_members = ScriptMembers(max_bytes, self._allows)
+        return self._script_members.find(bindings, path, files_generation)
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,

@@ -268,6 +268,21 @@ class RelatedContext:
                 self._sections[uri] = chosen
         return rendered(uri, roots, pinned, chosen, cc.relevant_last)
 
+    def members(self, uri: str, text: str, offset: int, config: Config
+                ) -> dict[str, frozenset[str]]:
+        """The names each module the document imports offers after its dot
+        (``context.known_members``; ``DefinitionFinder.members``); none when reading the
+        files takes over ``FILES_LIMIT_S``."""
+        cc = config.context
+        if not cc.known_members:
+            return {}
+        with self._lock:
+            roots, files_generation = self._roots, self._files_generation
+        return self._bounded_section.run(
+            lambda: self._definitions.members(text, lines_above(text, offset),
+                                              uri_to_path(uri), roots, cc.max_file_bytes,
+                                              files_generation), {})
+
     # -- the section the cache holds (worker) ---------------------------------------------------
 
     def shown(self, uri: str) -> None:

@@ -1,0 +1,165 @@
+"""Python: every name a workspace module the open file imports offers after its dot.
+
+``from email import errors`` then ``errors.`` may go on only with a name ``errors.py`` binds at
+its top level (a definition, an assignment, an import, in any branch of an ``if`` or a
+``try``; a ``global`` name of a function), a submodule of a package, or a module's own dunder.
+A module whose names cannot all be known from its text (``from x import *``, a module
+``__getattr__``, ``globals()``, ``sys.modules``, ``exec``) offers none: no rule is made for
+it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from cachetools import LRUCache
+
+from .python_defs import find_module, search_roots
+from .python_render import Imported
+from .text import FileReads
+
+MODULES_LOOKED_UP = 32
+"""At most this many imported names are looked up as modules for one document."""
+
+MODULES_CACHED = 128
+"""The parsed names of this many module files are kept (checked against size and time)."""
+
+LOOKUPS_KEPT = 64
+"""Documents' lookups kept (by the document's path, its imports and the files' state)."""
+
+MODULE_DUNDERS = frozenset({
+    "__name__", "__file__", "__doc__", "__dict__", "__spec__", "__loader__", "__package__",
+    "__path__", "__all__", "__builtins__", "__cached__", "__annotations__", "__class__",
+})
+"""Names every module (or package) has without binding them."""
+
+OPEN_WORLD = (b"globals()", b"locals()", b"vars()", b"sys.modules[", b"setattr(sys.modules",
+              b"exec(")
+"""Text that can bind module names no statement shows."""
+
+
+def module_names(data: bytes) -> frozenset[str] | None:
+    """The names the module ``data`` binds at its top level, with ``MODULE_DUNDERS``; None
+    when they cannot all be known (a star import, ``__getattr__``, ``OPEN_WORLD``, a syntax
+    error)."""
+    if any(marker in data for marker in OPEN_WORLD):
+        return None
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set(MODULE_DUNDERS)
+    for node in _top_level(tree.body):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return None
+        names.update(_bound(node))
+    names.update(name for node in ast.walk(tree) if isinstance(node, ast.Global)
+                 for name in node.names)
+    return None if "__getattr__" in names else frozenset(names)
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements that run at module level: ``body`` and the blocks of its ``if``,
+    ``try``, ``for``, ``while`` and ``with`` statements, not function or class bodies."""
+    for node in body:
+        yield node
+        for block in ("body", "orelse", "finalbody"):
+            inner = getattr(node, block, None)
+            if inner and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                               ast.ClassDef)):
+                yield from _top_level(inner)
+        for handler in getattr(node, "handlers", ()):
+            yield from _top_level(handler.body)
+        for case in getattr(node, "cases", ()):
+            yield from _top_level(case.body)
+
+
+def _bound(node: ast.stmt) -> Iterator[str]:
+    """The names ``node`` binds in its own scope."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+    elif isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.asname or alias.name.split(".")[0]
+    elif isinstance(node, ast.ImportFrom):
+        for alias in node.names:
+            yield alias.asname or alias.name
+    targets: list[ast.AST] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in node.items if item.optional_vars]
+    elif isinstance(node, getattr(ast, "TypeAlias", ())):
+        targets = [node.name]  # type: ignore[attr-defined]
+    for target in targets:
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name):
+                yield sub.id
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for sub in ast.walk(node):  # ``if (m := ...)`` binds ``m`` in the module
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                yield sub.target.id
+    for handler in getattr(node, "handlers", ()):
+        if handler.name:
+            yield handler.name
+
+
+def submodules(package: Path) -> frozenset[str]:
+    """The names of the modules and packages in the folder of ``package`` (``__init__.py``)."""
+    try:
+        entries = list(package.parent.iterdir())
+    except OSError:
+        return frozenset()
+    out = {e.stem for e in entries if e.suffix == ".py" and e.stem.isidentifier()}
+    out |= {e.name for e in entries if e.is_dir() and e.name.isidentifier()}
+    return frozenset(out - {"__init__"})
+
+
+class ModuleMembers:
+    """The names each module the document imports offers (worker thread).
+
+    Args:
+        max_file_bytes: a module larger than this is not read (it offers no names).
+        allows: whether a file may be read (``exclusion``).
+    """
+
+    def __init__(self, max_file_bytes: int,
+                 allows: Callable[[Path], bool] = lambda _path: True) -> None:
+        self.max_file_bytes = max_file_bytes
+        self._names = FileReads(max_file_bytes, lambda _file, data: module_names(data),
+                                MODULES_CACHED, allows)
+        self._found: LRUCache[tuple, dict[str, frozenset[str]]] = LRUCache(LOOKUPS_KEPT)
+
+    def find(self, imported: dict[str, Imported], path: Path | None, roots: tuple[Path, ...],
+             files_generation: int) -> dict[str, frozenset[str]]:
+        """Local name -> the names of the workspace module it is bound to, for the names of
+        ``imported`` (``python_defs.imports``) that are modules whose names are all known."""
+        key = (path, roots, files_generation, frozenset(imported.items()))
+        found = self._found.get(key)
+        if found is None:
+            found = self._find(imported, path, roots)
+            self._found[key] = found
+        return found
+
+    def _find(self, imported: dict[str, Imported], path: Path | None,
+              roots: tuple[Path, ...]) -> dict[str, frozenset[str]]:
+        search = search_roots(path, roots)
+        base = path.parent if path is not None else None
+        out: dict[str, frozenset[str]] = {}
+        for local, target in list(imported.items())[:MODULES_LOOKED_UP]:
+            module = (f"{target.module}.{target.attr}" if target.module and target.attr
+                      else target.module or target.attr)
+            file = find_module(module, target.level, base, search)
+            if file is None or file == path:
+                continue
+            names = self._names.get(file)
+            if names is None:
+                continue
+            if file.name == "__init__.py":
+                names = names | submodules(file)
+            out[local] = names
+        return out

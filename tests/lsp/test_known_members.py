@@ -1,0 +1,61 @@
+"""Known members over real stdio: after an imported name's dot the model writes a name it offers
+(a Python module, a TypeScript enum)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from lsprotocol import types
+
+from tests.lsp.helpers import end_position, inline, open_doc, start_in_folder
+
+pytestmark = pytest.mark.real_model
+
+AUTHORITY = "export enum AuthorityType {\n  Kerberos7,\n  Saml9,\n}\n"
+CLIENT = ("import { AuthorityType } from './authority';\n\n"
+          "export function isCloud(kind: AuthorityType): boolean {\n"
+          "  return kind === AuthorityType.")
+GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
+            "def square_area(s):\n    return s * s\n")
+APP = "import geometry\n\n\ndef root(x):\n    return geometry."
+
+
+async def _first_name(client, uri: str, text: str = APP, language: str = "python") -> str:
+    open_doc(client, uri, text, language)
+    result = await inline(client, uri, end_position(text))
+    assert isinstance(result, types.InlineCompletionList) and result.items, result
+    answer = result.items[0].insert_text
+    assert isinstance(answer, str)
+    return re.match(r"[\w.]*", answer).group()
+
+
+async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
+                                                                      real_small_model):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "geometry.py").write_text(GEOMETRY)
+    (root / "authority.ts").write_text(AUTHORITY)
+    # No definitions or windows in the prompt: the model knows nothing of geometry.py but
+    # what the rule lets it write.
+    client = await start_in_folder(
+        root, real_small_model,
+        completion={"debounce_ms": 0, "max_tokens": 12, "inline_budget_ms": 0,
+                    "min_confidence": 0.0},
+        context={"definitions": False, "open_files": False, "workspace": False})
+    try:
+        ruled = await _first_name(client, (root / "app.py").as_uri())
+        assert ruled in ("PI", "circle_area", "square_area", "__name__"), ruled
+        enum = await _first_name(client, (root / "client.ts").as_uri(), CLIENT, "typescript")
+        assert enum in ("Kerberos7", "Saml9"), enum
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"context": {"known_members": False}}))
+        free = await _first_name(client, (root / "app2.py").as_uri())
+        assert free not in ("PI", "circle_area", "square_area"), free  # sqrt, as for math
+        free = await _first_name(client, (root / "client2.ts").as_uri(), CLIENT, "typescript")
+        assert free not in ("Kerberos7", "Saml9"), free
+        errors = [m for m in client.messages if m.type == types.MessageType.Error]
+        assert not errors, errors
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -1,0 +1,93 @@
+"""Python: the names a workspace module the document imports offers after its dot."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lsp_coder.completion.related.python_defs import document_imports
+from lsp_coder.completion.related.python_members import (
+    MODULE_DUNDERS,
+    ModuleMembers,
+    module_names,
+)
+
+
+def test_every_top_level_binding_is_a_name_of_the_module():
+    source = b'''import os.path, re as regex
+from .core import Engine as E, LIMIT
+X = Y = 1
+a, (b, *c) = 1, (2, 3)
+n: int
+total += 1
+if os.name == "nt":
+    def win(): pass
+else:
+    class Posix: pass
+try:
+    import fast
+except ImportError as missing:
+    fast = None
+finally:
+    DONE = True
+for i in range(3):
+    pass
+with open("f") as handle:
+    pass
+while (w := 0):
+    pass
+
+def setup():
+    global CONFIGURED
+    local_only = 1
+
+class K:
+    attribute = 1
+'''
+    names = module_names(source)
+    assert names is not None
+    assert names - MODULE_DUNDERS == {
+        "os", "regex", "E", "LIMIT", "X", "Y", "a", "b", "c", "n", "total", "win", "Posix",
+        "fast", "missing", "DONE", "i", "handle", "w", "setup", "CONFIGURED", "K"}
+    assert "__name__" in names and "local_only" not in names and "attribute" not in names
+
+
+def test_a_module_whose_names_the_text_cannot_show_offers_none():
+    assert module_names(b"from os.path import *\n") is None
+    assert module_names(b"def __getattr__(name):\n    return name\n") is None
+    assert module_names(b"globals()['x'] = 1\n") is None
+    assert module_names(b"import sys\nsys.modules[__name__].x = 1\n") is None
+    assert module_names(b"def broken(:\n") is None
+
+
+def test_imported_modules_offer_their_names_and_a_package_its_submodules(workspace: Path):
+    document = workspace / "pkg" / "app.py"
+    text = ("import pkg\nimport pkg.core as pc\nfrom pkg import util\nfrom .core import Engine\n"
+            "from . import core\nimport os\nx = pc.")
+    found = ModuleMembers(262_144).find(document_imports(text, text), document, (workspace,), 0)
+    assert set(found) == {"pkg", "pc", "util", "core"}  # Engine is a class, os not ours
+    assert found["pc"] == found["core"]
+    assert found["pc"] - MODULE_DUNDERS == {"dataclass", "Engine", "scale_value", "LIMIT"}
+    assert {"Engine", "core", "util"} <= found["pkg"]  # re-exported and submodules
+    assert "text" in found["util"]
+
+
+def test_a_module_changed_on_disk_offers_its_new_names(workspace: Path):
+    document = workspace / "pkg" / "app.py"
+    members = ModuleMembers(262_144)
+    imported = document_imports("import pkg.core as pc\n", "")
+    assert "NEW" not in members.find(imported, document, (workspace,), 0)["pc"]
+    core = workspace / "pkg" / "core.py"
+    core.write_text(core.read_text() + "NEW = 1\n")
+    os.utime(core, (1, 1))  # another time as well as another size
+    assert "NEW" in members.find(imported, document, (workspace,), 1)["pc"]
+    core.write_text("from os import *\n")
+    assert members.find(imported, document, (workspace,), 2) == {}
+
+
+def test_a_module_too_large_or_refused_offers_none(workspace: Path):
+    document = workspace / "pkg" / "app.py"
+    imported = document_imports("import pkg.core as pc\n", "")
+    assert ModuleMembers(10).find(imported, document, (workspace,), 0) == {}
+    refused = ModuleMembers(262_144, allows=lambda path: path.name != "core.py")
+    assert refused.find(imported, document, (workspace,), 0) == {}

@@ -1,0 +1,145 @@
+"""Known members: picks after a known qualifier keep to its names, on real vocabularies."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from lsp_coder.engine.generate_request import GenerateRequest
+from lsp_coder.engine.generator import Generator
+from lsp_coder.engine.greedy_memory import GreedyMemory
+from lsp_coder.engine.llama import Model, ModelParams
+from lsp_coder.engine.llama_context import Context, ContextParams
+from lsp_coder.engine.member_rule import MemberRule, constrained_pick
+from lsp_coder.engine.prefix_cache.manager import PrefixCache
+from lsp_coder.engine.speculative import NGramLookup, PreviousSuggestion
+
+ERRORS = frozenset({"NoBoundaryInMultipartDefect", "MessageDefect", "HeaderParseError"})
+
+
+@pytest.mark.parametrize(("line", "piece", "allowed"), [
+    ("x = errors", ".Missing", False),  # no name starts so
+    ("x = errors", ".No", True),
+    ("x = errors.No", "Boundary", True),
+    ("x = errors.NoBoundaryInMultipartDefect", "()", True),
+    ("x = errors.Message", "Defect(", True),
+    ("x = errors.MessageDefect", "ive", False),  # past the end of every name
+    ("x = errors.Message", "Error", False),
+    ("x = errors.", "(", False),  # a dot with no name
+    ("x = errors.", "\n", False),
+    ("x = a.errors", ".Zed", True),  # another object's attribute
+    ("x = myerrors", ".Zed", True),
+    ('x = "see errors', ".Zed", True),  # in a string
+    ("x = 1  # errors", ".Zed", True),  # in a comment
+    ("x = errors.Zz", "q", True),  # the user's own name: not the model's to mend
+    ("raise errors.MessageDefect()", " from errors.Bad", False),
+    ("x = other", ".Zed", True),  # an unknown qualifier
+    ("x = errors.Message", "", False),  # the end (a control token) inside a name
+    ("x = errors.MessageDefect", "", True),
+])
+def test_a_piece_is_allowed_when_the_names_it_writes_can_be_members(line, piece, allowed):
+    assert MemberRule({"errors": ERRORS}, "").allows(line, piece) is allowed
+
+
+def test_the_spellings_go_on_from_the_qualifier_or_the_name_being_written():
+    rule = MemberRule({"errors": ERRORS, "email.errors": ERRORS}, "")
+    assert rule.spellings("x = y") == []
+    after_qualifier = rule.spellings("raise errors")
+    assert "." in after_qualifier and ".No" in after_qualifier and ".M" in after_qualifier
+    assert all(s.startswith(".") for s in after_qualifier)
+    assert rule.spellings("raise errors.Mess") == ["a", "ag", "age", *[
+        "age" + "Defect"[:i] for i in range(1, 7)]]
+    assert rule.spellings("raise email.errors.HeaderParseErr")[-1] == "or"
+    # A whole name may end here: the tokens that end it are looked up too.
+    assert {"(", ".", "\n"} <= set(rule.spellings("raise errors.MessageDefect"))
+    # A module's dunders only where the name starts so (not a guess for another name).
+    dunders = MemberRule({"m": frozenset({"__cached__", "run"})}, "")
+    assert dunders.spellings("m.") == ["r", "ru", "run"]
+    assert "cached" in dunders.spellings("m.__")
+    assert rule.spellings('print("errors.') == []
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_qwen):
+    model = Model(tiny_qwen, ModelParams(vocab_only=True))
+    yield model
+    model.close()
+
+
+def test_a_refused_pick_gives_way_to_the_best_one_that_spells_a_member(tiny):
+    rule = MemberRule({"errors": ERRORS}, "raise errors.")
+    line = rule.line("")
+    logits = np.full(tiny.n_vocab, -10.0, dtype=np.float32)
+    invented = tiny.tokenize("Missing")[0]
+    logits[invented] = 10.0
+    # Far below the 64 most likely: still found, as a token spelling a member's start.
+    no = tiny.piece_id(b"No")
+    assert no is not None
+    logits[no] = -5.0
+    token, prob = constrained_pick(tiny, logits, rule, line)
+    assert token == no and 0 < prob <= 1
+    logits[tiny.piece_id(b"Message")] = 1.0
+    assert constrained_pick(tiny, logits, rule, line)[0] == tiny.piece_id(b"Message")
+    # The model's own pick stands where the rule allows it.
+    logits[no] = 20.0
+    assert constrained_pick(tiny, logits, rule, line) is None
+
+
+def generator(model, memory=False):
+    ctx = Context(model, ContextParams(n_ctx=1024, n_batch=256, n_ubatch=256, n_seq_max=2))
+    return Generator(model, PrefixCache(ctx, block_size=16),
+                     [PreviousSuggestion(model), NGramLookup(max_k=6)],
+                     memory=GreedyMemory() if memory else None)
+
+
+CODE = "import math\n\n\ndef root(x):\n    return math."
+MATH = {"math": frozenset(dir(math))}
+
+
+@pytest.mark.real_model
+def test_the_model_writes_only_names_the_module_offers(real_small_model):
+    model = Model(real_small_model, ModelParams())
+    try:
+        prompt = model.tokenize(CODE)
+        free = generator(model).generate(GenerateRequest(prompt=prompt, max_tokens=8))
+        assert free.text.startswith("ertan(")  # a name the module does not have
+        ruled = GenerateRequest(prompt=prompt, max_tokens=8, members=MATH,
+                                line_before="    return math.")
+        first = generator(model).generate(ruled)
+        name = re.match(r"\w*", first.text).group()
+        assert name in MATH["math"] and first.text[len(name)] == "(", first.text
+        # Remembered free picks the rule refuses are not recalled; a draft of the free
+        # answer (the previous suggestion's hint) is refused where the rule picks otherwise.
+        remembering = generator(model, memory=True)
+        remembering.generate(GenerateRequest(prompt=prompt, max_tokens=8))
+        recalled = remembering.generate(ruled)
+        assert recalled.tokens == first.tokens and recalled.stats.known_tokens == 0
+        # A draft the target accepts up to a name the rule refuses: the rule's pick there,
+        # as without drafts ("1 / math.sqrt(x)" when math has no sqrt).
+        no_sqrt = {"math": MATH["math"] - {"sqrt"}}
+        before = model.tokenize(CODE.removesuffix("math."))
+        plain = generator(model).generate(GenerateRequest(prompt=before, max_tokens=8))
+        assert plain.text.startswith("1 / math.sqrt(")
+        drafted = generator(model).generate(GenerateRequest(
+            prompt=before, max_tokens=8, members=no_sqrt, line_before="    return ",
+            hint=plain.tokens))
+        assert sum(drafted.stats.draft_accepted.values()) >= 2
+        assert drafted.text.startswith("1 / math.") and "sqrt" not in drafted.text
+        assert drafted.tokens == generator(model).generate(GenerateRequest(
+            prompt=before, max_tokens=8, members=no_sqrt, line_before="    return ",
+            speculative=False)).tokens
+        # Under token healing ("math" read, "." held back: ".sqrt" spells it) as well.
+        healed = generator(model).generate(GenerateRequest(
+            prompt=model.tokenize(CODE.removesuffix(".")), max_tokens=8, members=no_sqrt,
+            line_before="    return math.", heal="."))
+        name = re.match(r"\w*", healed.text).group()
+        assert name in no_sqrt["math"] and healed.text[len(name)] == "(", healed.text
+        # Sampled requests are the model's own.
+        sampled = GenerateRequest(prompt=prompt, max_tokens=8, members=MATH,
+                                  line_before="    return math.", temperature=0.01)
+        assert generator(model).generate(sampled).text.startswith("ertan(")
+    finally:
+        model.close()
