@@ -31,7 +31,9 @@ the right context could do), one with ``+visited`` ``context.visited_ranges = tr
 run, as after a go-to-definition), one with ``+last`` ``context.relevant_last = true`` (the most
 relevant code last in the section), one with ``+second`` ``context.second_pass = true`` (a
 second pass by the names of the first answer), one with ``+unused`` or ``+nounused``
-``context.unused_imports`` on or off; they combine (``in-file+full+imports``). Where
+``context.unused_imports`` on or off, one with ``+members`` or ``+nomembers``
+``context.known_members`` on or off (``in-file`` runs have it off: what other files define
+is not the file's); they combine (``in-file+full+imports``). Where
 a ``NAME+second`` run's second pass did not run, run ``NAME`` is not asked: its one request
 is that first pass, the same prompt, answered the same way (greedy decoding), so it takes
 that answer.

@@ -12,6 +12,7 @@ that step when none keeps to them): the idea of monitor-guided decoding.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Protocol
 
@@ -27,6 +28,10 @@ _NAME_CHAR = re.compile(r"[\w$]")
 
 SPELLED_CHARS = 24
 """Tokens that spell up to this many characters of a member's name are looked up."""
+
+SPELLED_NAMES = 512
+"""At most this many names (the first in sorted order that go on from what is written) are
+spelled for one pick: a generated module of thousands of names costs no more."""
 
 ENDINGS = ("(", "()", ")", ".", ",", ":", ";", " ", "[", "]", "\n")
 """Tokens looked up to end a name that is a member (the model may want to go on with it)."""
@@ -51,6 +56,7 @@ class MemberRule:
     def __init__(self, members: Mapping[str, frozenset[str]], line_before: str) -> None:
         self.members = members
         self.line_before = line_before
+        self._sorted = {key: sorted(names) for key, names in members.items()}
         keys = sorted(members, key=len, reverse=True)
         qualifier = r"(?<![\w$.])(" + "|".join(re.escape(k) for k in keys) + r")"
         self._access = re.compile(qualifier + r"\.([\w$]*)")
@@ -71,17 +77,22 @@ class MemberRule:
                 continue  # written before this piece, and ended there
             if _in_string_or_comment(text[: match.start()]):
                 return True
-            names = self.members[match.group(1)]
-            name = match.group(2)
+            key, name = match.group(1), match.group(2)
             typed = name[: max(0, len(line) - match.start(2))]
-            if not any(m.startswith(typed) for m in names):
+            if not self._starts(key, typed):
                 continue  # already no member's start: not the model's to mend
             if match.end() == len(text):  # the name may go on
-                if not any(m.startswith(name) for m in names):
+                if not self._starts(key, name):
                     return False
-            elif name not in names:
+            elif name not in self.members[key]:
                 return False
         return True
+
+    def _starts(self, key: str, prefix: str) -> bool:
+        """Whether a name ``key`` offers starts with ``prefix``."""
+        names = self._sorted[key]
+        at = bisect_left(names, prefix)
+        return at < len(names) and names[at].startswith(prefix)
 
     def spellings(self, line: str) -> list[str]:
         """The texts a next piece could have to go on with a member's name where ``line``
@@ -90,10 +101,14 @@ class MemberRule:
         if tail is None or _in_string_or_comment(line[: tail.start()]):
             return []
         lead, typed = ("", tail.group(3)) if tail.group(2) else (".", "")
-        names = self.members[tail.group(1)]
-        out = {"."} if lead else set(ENDINGS) if typed in names else set()
-        for name in names:
-            if name.startswith(typed) and (typed.startswith("__") or not _dunder(name)):
+        key = tail.group(1)
+        out = {"."} if lead else set(ENDINGS) if typed in self.members[key] else set()
+        names = self._sorted[key]
+        start = bisect_left(names, typed)
+        for name in names[start : start + SPELLED_NAMES]:
+            if not name.startswith(typed):
+                break
+            if typed.startswith("__") or not _dunder(name):
                 rest = name[len(typed) : len(typed) + SPELLED_CHARS]
                 out.update(lead + rest[:i] for i in range(1, len(rest) + 1))
         return sorted(out)
@@ -134,9 +149,12 @@ def constrained_pick(model: Pieces, logits: np.ndarray, rule: MemberRule, line: 
         looked = {int(t) for t in among}
     else:
         top = np.argpartition(logits, -CANDIDATES)[-CANDIDATES:]
+        looked = {int(t) for t in top}
+    allowed_set = {t for t in looked if rule.allows(line, _text(model, t))}
+    if among is None:  # a spelling's token keeps to the members by its making
         spelled = (model.piece_id(text.encode("utf-8")) for text in rule.spellings(line))
-        looked = {int(t) for t in top} | {t for t in spelled if t is not None}
-    allowed = np.array([t for t in looked if rule.allows(line, _text(model, t))], dtype=np.int64)
+        allowed_set.update(t for t in spelled if t is not None)
+    allowed = np.array(sorted(allowed_set), dtype=np.int64)
     if len(allowed) == 0:
         return None
     token = int(allowed[np.argmax(logits[allowed])])

@@ -82,7 +82,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " NAME+second: also context.second_pass=true;"
                         " NAME+visited: also context.visited_ranges=true;"
                         " NAME+unused, NAME+nounused: also context.unused_imports=true or"
-                        " false"
+                        " false; NAME+members, NAME+nomembers: also"
+                        " context.known_members=true or false (in-file: false)"
                         " (they combine: in-file+full+imports)")
     open_pause(p, "time between opening the files and the request")
     p.add_argument("--visit", action="store_true",

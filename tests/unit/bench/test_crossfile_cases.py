@@ -344,7 +344,8 @@ def test_runs_switch_the_context_sources():
     base = {"completion": {"max_tokens": 48}, "idle": {"cold_prompt_ms": 1500}}
     in_file = run_options("in-file", base)
     assert in_file["context"] == {"definitions": False, "open_files": False,
-                                  "workspace": False, "budget_tokens": 0}
+                                  "workspace": False, "budget_tokens": 0,
+                                  "known_members": False}
     assert run_options("workspace", base)["context"] == {
         "definitions": False, "open_files": False, "workspace": True}
     full = run_options("all+full", base)
@@ -366,6 +367,9 @@ def test_runs_switch_the_context_sources():
     assert "second_pass" not in run_options("all+full", base)["context"]
     assert run_options("all+full+unused", base)["context"]["unused_imports"] is True
     assert run_options("all+nounused", base)["context"]["unused_imports"] is False
+    assert run_options("all+full+nomembers", base)["context"]["known_members"] is False
+    assert "known_members" not in run_options("all+full", base)["context"]  # the default
+    assert run_options("in-file+members", base)["context"]["known_members"] is True
     for wrong in ("everything", "all+cold", "all+coldx", "all+warm", "all+full+warm",
                   "all+recent", "all+recentx"):
         with pytest.raises(ValueError):

@@ -13,7 +13,12 @@ from lsp_coder.engine.generator import Generator
 from lsp_coder.engine.greedy_memory import GreedyMemory
 from lsp_coder.engine.llama import Model, ModelParams
 from lsp_coder.engine.llama_context import Context, ContextParams
-from lsp_coder.engine.member_rule import MemberRule, constrained_pick
+from lsp_coder.engine.member_rule import (
+    SPELLED_CHARS,
+    SPELLED_NAMES,
+    MemberRule,
+    constrained_pick,
+)
 from lsp_coder.engine.prefix_cache.manager import PrefixCache
 from lsp_coder.engine.speculative import NGramLookup, PreviousSuggestion
 
@@ -60,6 +65,13 @@ def test_the_spellings_go_on_from_the_qualifier_or_the_name_being_written():
     assert dunders.spellings("m.") == ["r", "ru", "run"]
     assert "cached" in dunders.spellings("m.__")
     assert rule.spellings('print("errors.') == []
+
+
+def test_a_module_of_thousands_of_names_spells_a_bounded_few():
+    huge = MemberRule({"gen": frozenset(f"name_{i:05d}_{'x' * 30}" for i in range(20_000))}, "")
+    spelled = huge.spellings("y = gen.")
+    assert len(spelled) <= SPELLED_NAMES * SPELLED_CHARS
+    assert huge.allows("y = gen.name_19999", "_x") and not huge.allows("y = gen.name_", "q")
 
 
 @pytest.fixture(scope="module")
