@@ -1,12 +1,12 @@
-"""Known members: after ``module.`` the greedy picks keep to the names the module defines.
+"""Known members: after a known qualifier's dot the greedy picks keep to the names it offers.
 
 A small code model often writes a plausible name that does not exist (``errors.`` then
 ``MissingBoundaryDefect`` where the module defines ``NoBoundaryInMultipartDefect``). Where
 the request knows every name a qualifier offers (``GenerateRequest.members``), a pick that
 would spell a name no member starts with, or end a name that is no member, gives way to the
-model's best pick among the ``CANDIDATES`` most likely tokens that keeps to them (the
-and the tokens that spell the start of a member's name from there (the constraint is dropped for
-that step when none keeps to them): the idea of monitor-guided decoding.
+model's best pick among the ``CANDIDATES`` most likely tokens and the tokens that spell the
+start of a member's name from there (the constraint is dropped for that step when none keeps
+to them): the idea of monitor-guided decoding.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ CANDIDATES = 64
 """The most likely tokens looked at for one that keeps to the members."""
 
 _NAME_CHAR = re.compile(r"[\w$]")
-
 
 SPELLED_CHARS = 24
 """Tokens that spell up to this many characters of a member's name are looked up."""
@@ -138,10 +137,9 @@ def constrained_pick(model: Pieces, logits: np.ndarray, rule: MemberRule, line: 
                      ) -> tuple[int, float] | None:
     """The best token after ``line`` that ``rule`` allows, with the model's own probability
     of it (a low one where the model wanted another name: the answer's confidence says so);
-    None when the pick made without the rule (``picked``, by default the
-    model's own) is allowed or no candidate is. ``among``: the only tokens that may be
-    picked (those that spell a healing text), else the likeliest and those that spell a
-    member's name."""
+    None when the pick made without the rule (``picked``, by default the model's own) is
+    allowed or no candidate is. ``among``: the only tokens that may be picked (those that
+    spell a healing text), else the likeliest and those that spell a member's name."""
     best = int(np.argmax(logits)) if picked is None else picked
     if rule.allows(line, _text(model, best)):
         return None

@@ -270,7 +270,7 @@ class RelatedContext:
 
     def members(self, uri: str, text: str, offset: int, config: Config
                 ) -> dict[str, frozenset[str]]:
-        """The names each module the document imports offers after its dot
+        """The names each name the document imports from the workspace offers after its dot
         (``context.known_members``; ``DefinitionFinder.members``); none when reading the
         files takes over ``FILES_LIMIT_S``."""
         cc = config.context
