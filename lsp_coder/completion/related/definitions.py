@@ -8,7 +8,7 @@ the definition nearest the document when several files define a name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from cachetools import LRUCache
@@ -54,11 +54,13 @@ class DefinitionFinder:
         self._script_members: ScriptMembers | None = None
 
     def members(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
-                max_bytes: int, files_generation: int) -> dict[str, frozenset[str]]:
+                max_bytes: int, files_generation: int,
+                open_texts: Mapping[Path, str] | None = None) -> dict[str, frozenset[str]]:
         """The names each workspace module a Python document imports offers after its dot
         (``python_members``; ``window``: the lines above the cursor, a function's own
         imports), or each binding a JavaScript or TypeScript document imports from another
-        of its files (``js_members``); none for other languages."""
+        of its files (``js_members``); none for other languages. ``open_texts``: the texts
+        of documents open in the editor, by path (their unsaved names count too)."""
         language = tags.language_of(path.suffix) if path is not None else None
         if path is None or language is None:
             return {}
@@ -66,13 +68,13 @@ class DefinitionFinder:
             if self._members is None or self._members.max_file_bytes != max_bytes:
                 self._members = ModuleMembers(max_bytes, self._allows)
             return self._members.find(document_imports(text, window), path, roots,
-                                      files_generation)
+                                      files_generation, open_texts)
         bindings = js_imports.imports(language, text[:IMPORT_SCAN_CHARS]).bindings
         if not bindings:
             return {}
         if self._script_members is None or self._script_members.max_file_bytes != max_bytes:
             self._script_members = ScriptMembers(max_bytes, self._allows)
-        return self._script_members.find(bindings, path, files_generation)
+        return self._script_members.find(bindings, path, files_generation, open_texts)
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,

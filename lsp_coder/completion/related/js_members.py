@@ -11,7 +11,7 @@ re-exported from elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,9 @@ FILES_CACHED = 64
 LOOKUPS_KEPT = 64
 """Documents' lookups kept (by the document, its imports and the files' state)."""
 
+BUFFERS_CACHED = 16
+"""The members of this many unsaved texts of open files are kept (by the text)."""
+
 
 @dataclass(frozen=True, slots=True)
 class FileMembers:
@@ -61,12 +64,17 @@ class ScriptMembers:
                  allows: Callable[[Path], bool] = lambda _path: True) -> None:
         self.max_file_bytes = max_file_bytes
         self._files = FileReads(max_file_bytes, _read, FILES_CACHED, allows)
-        self._found: LRUCache[tuple, dict[str, frozenset[str]]] = LRUCache(LOOKUPS_KEPT)
+        self._found: LRUCache[tuple, dict[str, tuple[Path, str, frozenset[str]]]] = LRUCache(
+            LOOKUPS_KEPT)
+        self._buffers: LRUCache[tuple[Path, str], FileMembers | None] = LRUCache(
+            BUFFERS_CACHED)
 
-    def find(self, bindings: dict[str, Binding], document: Path,
-             files_generation: int) -> dict[str, frozenset[str]]:
+    def find(self, bindings: dict[str, Binding], document: Path, files_generation: int,
+             open_texts: Mapping[Path, str] | None = None) -> dict[str, frozenset[str]]:
         """Local name -> the names it offers: a namespace import its file's exports, a named
-        import the members of the enum or object literal its file declares."""
+        import the members of the enum or object literal its file declares; a file open in
+        the editor (``open_texts``) also offers what its unsaved text declares (none when
+        that text's names cannot all be known)."""
         key = (document, files_generation, frozenset(bindings.items()))
         found = self._found.get(key)
         if found is None:
@@ -74,13 +82,29 @@ class ScriptMembers:
             for local, binding in list(bindings.items())[:BINDINGS_LOOKED_UP]:
                 file = resolve(binding.source, document)
                 members = self._files.get(file) if file is not None else None
-                if members is None or binding.exported == DEFAULT:
+                if file is None or members is None or binding.exported == DEFAULT:
                     continue
                 wanted = EXPORTS if binding.exported == NAMESPACE else binding.exported
                 if wanted in members.names:
-                    found[local] = members.names[wanted]
+                    found[local] = (file, wanted, members.names[wanted])
             self._found[key] = found
-        return found
+        out: dict[str, frozenset[str]] = {}
+        for local, (file, wanted, names) in found.items():
+            text = (open_texts or {}).get(file)
+            if text is not None:
+                unsaved = self._buffer_members(file, text)
+                if unsaved is None or wanted not in unsaved.names:
+                    continue
+                names = names | unsaved.names[wanted]
+            out[local] = names
+        return out
+
+    def _buffer_members(self, file: Path, text: str) -> FileMembers | None:
+        key = (file, text)
+        if key not in self._buffers:
+            data = text.encode("utf-8", "replace")
+            self._buffers[key] = _read(file, data) if len(data) <= self.max_file_bytes else None
+        return self._buffers[key]
 
 
 def _read(file: Path, data: bytes) -> FileMembers | None:

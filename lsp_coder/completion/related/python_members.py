@@ -11,7 +11,7 @@ it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from cachetools import LRUCache
@@ -28,6 +28,9 @@ MODULES_CACHED = 128
 
 LOOKUPS_KEPT = 64
 """Documents' lookups kept (by the document's path, its imports and the files' state)."""
+
+BUFFERS_CACHED = 16
+"""The names of this many unsaved texts of open modules are kept (by the text)."""
 
 MODULE_DUNDERS = frozenset({
     "__name__", "__file__", "__doc__", "__dict__", "__spec__", "__loader__", "__package__",
@@ -132,24 +135,47 @@ class ModuleMembers:
         self.max_file_bytes = max_file_bytes
         self._names = FileReads(max_file_bytes, lambda _file, data: module_names(data),
                                 MODULES_CACHED, allows)
-        self._found: LRUCache[tuple, dict[str, frozenset[str]]] = LRUCache(LOOKUPS_KEPT)
+        self._found: LRUCache[tuple, dict[str, tuple[Path, frozenset[str]]]] = LRUCache(
+            LOOKUPS_KEPT)
+        self._buffers: LRUCache[tuple[Path, str], frozenset[str] | None] = LRUCache(
+            BUFFERS_CACHED)
 
     def find(self, imported: dict[str, Imported], path: Path | None, roots: tuple[Path, ...],
-             files_generation: int) -> dict[str, frozenset[str]]:
+             files_generation: int, open_texts: Mapping[Path, str] | None = None
+             ) -> dict[str, frozenset[str]]:
         """Local name -> the names of the workspace module it is bound to, for the names of
-        ``imported`` (``python_defs.imports``) that are modules whose names are all known."""
+        ``imported`` (``python_defs.imports``) that are modules whose names are all known;
+        a module open in the editor (``open_texts``) also offers the names its unsaved text
+        binds (none when that text's names cannot all be known)."""
         key = (path, roots, files_generation, frozenset(imported.items()))
         found = self._found.get(key)
         if found is None:
             found = self._find(imported, path, roots)
             self._found[key] = found
-        return found
+        out: dict[str, frozenset[str]] = {}
+        for local, (file, names) in found.items():
+            text = (open_texts or {}).get(file)
+            if text is not None:
+                unsaved = self._buffer_names(file, text)
+                if unsaved is None:
+                    continue
+                names = names | unsaved
+            out[local] = names
+        return out
+
+    def _buffer_names(self, file: Path, text: str) -> frozenset[str] | None:
+        key = (file, text)
+        if key not in self._buffers:
+            data = text.encode("utf-8", "replace")
+            self._buffers[key] = (module_names(data) if len(data) <= self.max_file_bytes
+                                  else None)
+        return self._buffers[key]
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
-              roots: tuple[Path, ...]) -> dict[str, frozenset[str]]:
+              roots: tuple[Path, ...]) -> dict[str, tuple[Path, frozenset[str]]]:
         search = search_roots(path, roots)
         base = path.parent if path is not None else None
-        out: dict[str, frozenset[str]] = {}
+        out: dict[str, tuple[Path, frozenset[str]]] = {}
         for local, target in list(imported.items())[:MODULES_LOOKED_UP]:
             module = (f"{target.module}.{target.attr}" if target.module and target.attr
                       else target.module or target.attr)
@@ -161,5 +187,5 @@ class ModuleMembers:
                 continue
             if file.name == "__init__.py":
                 names = names | submodules(file)
-            out[local] = names
+            out[local] = (file, names)
         return out

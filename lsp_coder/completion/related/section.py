@@ -278,10 +278,12 @@ class RelatedContext:
             return {}
         with self._lock:
             roots, files_generation = self._roots, self._files_generation
+            open_texts = {path: t for u, t in self._documents.items()
+                          if u != uri and (path := uri_to_path(u)) is not None}
         return self._bounded_section.run(
             lambda: self._definitions.members(text, lines_above(text, offset),
                                               uri_to_path(uri), roots, cc.max_file_bytes,
-                                              files_generation), {})
+                                              files_generation, open_texts), {})
 
     # -- the section the cache holds (worker) ---------------------------------------------------
 

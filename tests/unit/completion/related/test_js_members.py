@@ -51,3 +51,16 @@ def test_imported_bindings_offer_what_their_files_declare(tmp_path: Path):
     assert "AuthorityType" in found["authority"]
     refused = ScriptMembers(262_144, allows=lambda path: path.name != "authority.ts")
     assert refused.find(imports("typescript", head).bindings, document, 0) == {}
+
+
+def test_a_file_open_in_the_editor_also_offers_its_unsaved_members(tmp_path: Path):
+    authority = tmp_path / "authority.ts"
+    authority.write_bytes(AUTHORITY)
+    document = tmp_path / "client.ts"
+    bindings = imports("typescript", "import { AuthorityType } from './authority';\n").bindings
+    members = ScriptMembers(262_144)
+    unsaved = {authority: AUTHORITY.decode().replace("Adfs = 1,", "Adfs = 1, Ciam = 4,")}
+    assert "Ciam" in members.find(bindings, document, 0, unsaved)["AuthorityType"]
+    assert "Ciam" not in members.find(bindings, document, 0)["AuthorityType"]
+    spread = {authority: "export const AuthorityType = { ...base };\n"}
+    assert members.find(bindings, document, 0, spread) == {}

@@ -91,3 +91,17 @@ def test_a_module_too_large_or_refused_offers_none(workspace: Path):
     assert ModuleMembers(10).find(imported, document, (workspace,), 0) == {}
     refused = ModuleMembers(262_144, allows=lambda path: path.name != "core.py")
     assert refused.find(imported, document, (workspace,), 0) == {}
+
+
+def test_a_module_open_in_the_editor_also_offers_its_unsaved_names(workspace: Path):
+    document = workspace / "pkg" / "app.py"
+    core = workspace / "pkg" / "core.py"
+    members = ModuleMembers(262_144)
+    imported = document_imports("import pkg.core as pc\n", "")
+    unsaved = {core: core.read_text() + "\ndef added_in_the_editor():\n    pass\n"}
+    found = members.find(imported, document, (workspace,), 0, unsaved)
+    assert {"added_in_the_editor", "scale_value"} <= found["pc"]
+    assert "added_in_the_editor" not in members.find(imported, document, (workspace,), 0)["pc"]
+    # Half typed (a syntax error): its names cannot all be known, so no rule for it.
+    broken = {core: core.read_text() + "\ndef half(\n"}
+    assert members.find(imported, document, (workspace,), 0, broken) == {}
