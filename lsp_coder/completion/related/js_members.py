@@ -38,9 +38,6 @@ FILES_CACHED = 64
 LOOKUPS_KEPT = 64
 """Documents' lookups kept (by the document, its imports and the files' state)."""
 
-BUFFERS_CACHED = 16
-"""The members of this many unsaved texts of open files are kept (by the text)."""
-
 
 @dataclass(frozen=True, slots=True)
 class FileMembers:
@@ -66,8 +63,6 @@ class ScriptMembers:
         self._files = FileReads(max_file_bytes, _read, FILES_CACHED, allows)
         self._found: LRUCache[tuple, dict[str, tuple[Path, str, frozenset[str]]]] = LRUCache(
             LOOKUPS_KEPT)
-        self._buffers: LRUCache[tuple[Path, str], FileMembers | None] = LRUCache(
-            BUFFERS_CACHED)
 
     def find(self, bindings: dict[str, Binding], document: Path, files_generation: int,
              open_texts: Mapping[Path, str] | None = None) -> dict[str, frozenset[str]]:
@@ -92,19 +87,12 @@ class ScriptMembers:
         for local, (file, wanted, names) in found.items():
             text = (open_texts or {}).get(file)
             if text is not None:
-                unsaved = self._buffer_members(file, text)
+                unsaved = self._files.unsaved(file, text)
                 if unsaved is None or wanted not in unsaved.names:
                     continue
                 names = names | unsaved.names[wanted]
             out[local] = names
         return out
-
-    def _buffer_members(self, file: Path, text: str) -> FileMembers | None:
-        key = (file, text)
-        if key not in self._buffers:
-            data = text.encode("utf-8", "replace")
-            self._buffers[key] = _read(file, data) if len(data) <= self.max_file_bytes else None
-        return self._buffers[key]
 
 
 def _read(file: Path, data: bytes) -> FileMembers | None:

@@ -29,9 +29,6 @@ MODULES_CACHED = 128
 LOOKUPS_KEPT = 64
 """Documents' lookups kept (by the document's path, its imports and the files' state)."""
 
-BUFFERS_CACHED = 16
-"""The names of this many unsaved texts of open modules are kept (by the text)."""
-
 MODULE_DUNDERS = frozenset({
     "__name__", "__file__", "__doc__", "__dict__", "__spec__", "__loader__", "__package__",
     "__path__", "__all__", "__builtins__", "__cached__", "__annotations__", "__class__",
@@ -137,8 +134,6 @@ class ModuleMembers:
                                 MODULES_CACHED, allows)
         self._found: LRUCache[tuple, dict[str, tuple[Path, frozenset[str]]]] = LRUCache(
             LOOKUPS_KEPT)
-        self._buffers: LRUCache[tuple[Path, str], frozenset[str] | None] = LRUCache(
-            BUFFERS_CACHED)
 
     def find(self, imported: dict[str, Imported], path: Path | None, roots: tuple[Path, ...],
              files_generation: int, open_texts: Mapping[Path, str] | None = None
@@ -156,20 +151,12 @@ class ModuleMembers:
         for local, (file, names) in found.items():
             text = (open_texts or {}).get(file)
             if text is not None:
-                unsaved = self._buffer_names(file, text)
+                unsaved = self._names.unsaved(file, text)
                 if unsaved is None:
                     continue
                 names = names | unsaved
             out[local] = names
         return out
-
-    def _buffer_names(self, file: Path, text: str) -> frozenset[str] | None:
-        key = (file, text)
-        if key not in self._buffers:
-            data = text.encode("utf-8", "replace")
-            self._buffers[key] = (module_names(data) if len(data) <= self.max_file_bytes
-                                  else None)
-        return self._buffers[key]
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
               roots: tuple[Path, ...]) -> dict[str, tuple[Path, frozenset[str]]]:

@@ -109,6 +109,10 @@ def read_regular(file: Path, max_bytes: int) -> bytes | None:
     return data
 
 
+UNSAVED_KEPT = 16
+"""``FileReads.unsaved``: what was made of this many unsaved texts is kept (by the text)."""
+
+
 class FileReads(Generic[T]):
     """What ``derive`` makes of each file's bytes, made again only when the file's size or
     modification time changes; None for a file that is gone, larger than ``max_bytes``,
@@ -122,6 +126,17 @@ class FileReads(Generic[T]):
         self._derive = derive
         self._allows = allows
         self._kept: LRUCache[Path, tuple[tuple[int, int], T | None]] = LRUCache(maxsize)
+        self._unsaved: LRUCache[tuple[Path, str], T | None] = LRUCache(UNSAVED_KEPT)
+
+    def unsaved(self, file: Path, text: str) -> T | None:
+        """What ``derive`` makes of ``text``, the unsaved content of ``file`` open in the
+        editor (None where ``get`` would give None for its size or ``allows``)."""
+        key = (file, text)
+        if key not in self._unsaved:
+            data = text.encode("utf-8", "replace")
+            self._unsaved[key] = (self._derive(file, data) if self._allows(file)
+                                  and len(data) <= self._max_bytes else None)
+        return self._unsaved[key]
 
     def get(self, file: Path) -> T | None:
         if not self._allows(file):
