@@ -13,3 +13,11 @@ def model(tiny_qwen):
     m = Model(tiny_qwen, ModelParams())
     yield m
     m.close()
+
+
+@pytest.fixture(scope="module")
+def tiny_vocab(tiny_qwen):
+    """The tiny model's vocabulary alone (the real tokenizer, no weights), once per module."""
+    m = Model(tiny_qwen, ModelParams(vocab_only=True))
+    yield m
+    m.close()

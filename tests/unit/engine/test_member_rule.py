@@ -74,30 +74,23 @@ def test_a_module_of_thousands_of_names_spells_a_bounded_few():
     assert huge.allows("y = gen.name_19999", "_x") and not huge.allows("y = gen.name_", "q")
 
 
-@pytest.fixture(scope="module")
-def tiny(tiny_qwen):
-    model = Model(tiny_qwen, ModelParams(vocab_only=True))
-    yield model
-    model.close()
-
-
-def test_a_refused_pick_gives_way_to_the_best_one_that_spells_a_member(tiny):
+def test_a_refused_pick_gives_way_to_the_best_one_that_spells_a_member(tiny_vocab):
     rule = MemberRule({"errors": ERRORS}, "raise errors.")
     line = rule.line("")
-    logits = np.full(tiny.n_vocab, -10.0, dtype=np.float32)
-    invented = tiny.tokenize("Missing")[0]
+    logits = np.full(tiny_vocab.n_vocab, -10.0, dtype=np.float32)
+    invented = tiny_vocab.tokenize("Missing")[0]
     logits[invented] = 10.0
     # Far below the 64 most likely: still found, as a token spelling a member's start.
-    no = tiny.piece_id(b"No")
+    no = tiny_vocab.piece_id(b"No")
     assert no is not None
     logits[no] = -5.0
-    token, prob = constrained_pick(tiny, logits, rule, line)
+    token, prob = constrained_pick(tiny_vocab, logits, rule, line)
     assert token == no and 0 < prob <= 1
-    logits[tiny.piece_id(b"Message")] = 1.0
-    assert constrained_pick(tiny, logits, rule, line)[0] == tiny.piece_id(b"Message")
+    logits[tiny_vocab.piece_id(b"Message")] = 1.0
+    assert constrained_pick(tiny_vocab, logits, rule, line)[0] == tiny_vocab.piece_id(b"Message")
     # The model's own pick stands where the rule allows it.
     logits[no] = 20.0
-    assert constrained_pick(tiny, logits, rule, line) is None
+    assert constrained_pick(tiny_vocab, logits, rule, line) is None
 
 
 def generator(model, memory=False):
