@@ -8,7 +8,8 @@ server. The client does the same in every run: it opens the module defining the 
 ``--tabs`` other modules of the package as tabs (none with ``--alone``), then the case's file,
 rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
 (``--recipe after-dot``: after the line typed up to the dot of ``module.name``; ``--recipe
-cceval``: CrossCodeEval's, after the line typed up to its first cross-file name).
+cceval``: CrossCodeEval's, after the line typed up to its first cross-file name; ``--recipe
+import``: after ``from X import`` of the statement that imports the name, its list the answer).
 Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
 found on the machine (``--languages``: ``python``, ``js`` for both, ``ts`` for TypeScript
 alone; when given, only cases in those languages are drawn, from FILES too); without FILES,
@@ -54,7 +55,14 @@ from pathlib import Path
 from typing import Any
 
 from .crossfile_ask import ask, run_options, tabs_for
-from .crossfile_cases import CrossCase, Source, after_module_dot, before_name, select
+from .crossfile_cases import (
+    CrossCase,
+    Source,
+    after_module_dot,
+    before_name,
+    import_list,
+    select,
+)
 from .crossfile_confidence import confidence_tables
 from .crossfile_draw import cases_from, earlier_cases, how_drawn, resumed, select_by_family
 from .crossfile_report import Answer, plot, report_tables, summarize
@@ -78,6 +86,9 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
     elif recipe == "cceval":
         pool = [before_name(c) for c in pool]
+    elif recipe == "import":
+        lists = {(i.path, i.line): i for c in pool if (i := import_list(c)) is not None}
+        pool = list(lists.values())  # a statement that imports several names: one case
     count = 30 if args.cases is None else args.cases
     seed = (earlier or done or {}).get("seed", args.seed)
     if earlier is not None:

@@ -12,6 +12,8 @@ name the file's import binds), the line typed up to there and the rest of it the
 CrossCodeEval's recipe. ``after_module_dot`` turns a case that reaches the name through its
 module (``other.name``) into one where the line is typed up to the dot (``other.``) and
 completed from there: what a user sees after typing a module's name and a dot.
+``import_list`` asks instead for the list of the import statement that binds the name
+(``from .other import`` typed, ``name, other_name`` the answer).
 
 Selection is deterministic (see ``select``): a seeded shuffle per source, the sources taken in
 turn, at most ``per_file`` cases from one file.
@@ -236,6 +238,25 @@ def after_module_dot(case: CrossCase) -> CrossCase | None:
         imported = rf"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*\b{module}\b"
         if re.search(imported, case.text, re.M):
             return typed_to(case, match.start() + len(match.group(1)) + 1)
+    return None
+
+
+_IMPORT_LIST = re.compile(r"^([ \t]*from[ \t]+[\w.]+[ \t]+import)([ \t]+[\w ,\t]+?)[ \t]*$", re.M)
+"""A one-line ``from X import a, b as c`` statement: its head and its list."""
+
+
+def import_list(case: CrossCase) -> CrossCase | None:
+    """The one-line ``from X import ...`` statement of ``case``'s file that binds its name,
+    typed up to ``import``, the cursor there and the list the answer (the file as it was,
+    its use of the name below); None for a file with no such line (another language, a
+    parenthesized list)."""
+    whole = case.text[: case.offset] + case.expected + case.text[case.offset :]
+    for match in _IMPORT_LIST.finditer(whole):
+        bound = {part.split(" as ")[-1].strip() for part in match.group(2).split(",")}
+        if case.name in bound:
+            return replace(case, text=whole[: match.end(1)] + whole[match.end() :],
+                           offset=match.end(1), expected=match.group(2),
+                           line=whole.count("\n", 0, match.start()), use_at=0)
     return None
 
 

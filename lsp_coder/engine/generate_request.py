@@ -44,8 +44,9 @@ class GenerateRequest:
     document: str | None = None
     """The document the prompt is for (the prefix cache tells its older states by it)."""
     members: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Qualifier -> every name it offers: greedy picks after ``qualifier.`` keep to them
-    (``member_rule``); empty: no such rule."""
+    """Qualifier (or ``from X import``) -> every name it offers: greedy picks after
+    ``qualifier.`` (or in the list after that head) keep to them (``member_rule``); empty: no
+    such rule."""
     line_before: str = ""
     """The cursor line's text before the cursor, the healing text included (where the names
     ``members`` rules start)."""

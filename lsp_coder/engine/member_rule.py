@@ -6,7 +6,8 @@ the request knows every name a qualifier offers (``GenerateRequest.members``), a
 would spell a name no member starts with, or end a name that is no member, gives way to the
 model's best pick among the ``CANDIDATES`` most likely tokens and the tokens that spell the
 start of a member's name from there (the constraint is dropped for that step when none keeps
-to them): the idea of monitor-guided decoding.
+to them): the idea of monitor-guided decoding. A key that is the head of a Python import
+statement (``from pkg.mod import``) rules the names listed after it the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ CANDIDATES = 64
 """The most likely tokens looked at for one that keeps to the members."""
 
 _NAME_CHAR = re.compile(r"[\w$]")
+
+_FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import(?=[\s(]|$)")
+"""The head of a ``from X import`` statement at a line's start (its module)."""
+
+_LISTED = re.compile(r"(?:^\s*\(?|,)\s*(\*|\w*)")
+"""Each name listed after an import statement's head (an ``as`` alias is not one; a ``*``
+is, that no module offers: the model names what it imports, the user may type a ``*``)."""
 
 SPELLED_CHARS = 24
 """Tokens that spell up to this many characters of a member's name are looked up."""
@@ -56,58 +64,130 @@ class MemberRule:
         self.members = members
         self.line_before = line_before
         self._sorted = {key: sorted(names) for key, names in members.items()}
-        keys = sorted(members, key=len, reverse=True)
-        qualifier = r"(?<![\w$.])(" + "|".join(re.escape(k) for k in keys) + r")"
+        keys = sorted((k for k in members if not k.startswith("from ")), key=len,
+                      reverse=True)
+        alternatives = "|".join(re.escape(k) for k in keys) or "(?!)"  # none: never matches
+        qualifier = r"(?<![\w$.])(" + alternatives + r")"
         self._access = re.compile(qualifier + r"\.([\w$]*)")
         self._tail = re.compile(qualifier + r"(?:(\.)([\w$]*))?$")
 
     def line(self, generated: str) -> str:
-        """The cursor line's text so far with ``generated`` after the cursor."""
-        return (self.line_before + generated).rsplit("\n", 1)[-1]
+        """The cursor line's text so far with ``generated`` after the cursor; where the cursor
+        line opens an import's parenthesized list, the whole statement so far (its line
+        breaks as spaces) until the list is closed."""
+        text = self.line_before + generated
+        head = _FROM_IMPORT.match(text)
+        if head is not None:
+            listed = text[head.end() :]
+            if listed.lstrip().startswith("(") and ")" not in listed:
+                return text.replace("\n", " ")
+        return text.rsplit("\n", 1)[-1]
 
     def allows(self, line: str, piece: str) -> bool:
         """Whether ``piece`` after ``line`` keeps every name it writes after a known
-        qualifier to that qualifier's members (a name the user typed that no member starts
-        with is left alone, as is anything in a string or a comment). An empty piece (the
-        end of the text, a control token) ends the name being written."""
+        qualifier (or in a known module's import list) to that qualifier's members (a name the
+        user typed that no member starts with is left alone, as is anything in a string or a
+        comment). An empty piece (the end of the text, a control token) ends the name being
+        written."""
         text = line + (piece or "\0")
-        for match in self._access.finditer(text, max(0, len(line) - self._reach(line))):
-            if match.end() < len(line):
-                continue  # written before this piece, and ended there
-            if _in_string_or_comment(text[: match.start()]):
-                return True
-            key, name = match.group(1), match.group(2)
-            typed = name[: max(0, len(line) - match.start(2))]
+        if self._list_cut(text, line):
+            return False
+        for key, start, name, taken in self._names_written(text, line):
+            typed = name[: max(0, len(line) - start)]
             if not self._starts(key, typed):
                 continue  # already no member's start: not the model's to mend
-            if match.end() == len(text):  # the name may go on
-                if not self._starts(key, name):
+            if start + len(name) == len(text):  # the name may go on
+                if not self._starts(key, name, taken):
                     return False
-            elif name not in self.members[key]:
+            elif name not in self.members[key] or name in taken:
                 return False
         return True
 
-    def _starts(self, key: str, prefix: str) -> bool:
-        """Whether a name ``key`` offers starts with ``prefix``."""
+    def _names_written(self, text: str, line: str
+                       ) -> list[tuple[str, int, str, frozenset[str]]]:
+        """(key, start, name, names it may not be) of each ruled name of ``text`` that ends
+        at or after the end of ``line`` (the names a piece after ``line`` touches); an import
+        list's name may not be one listed before it."""
+        out = []
+        for match in self._access.finditer(text, max(0, len(line) - self._reach(line))):
+            if match.end() >= len(line) and not _in_string_or_comment(text[: match.start()]):
+                out.append((match.group(1), match.start(2), match.group(2), frozenset()))
+        head = self._import_head(text)
+        if head is not None:
+            key, after = head
+            taken: set[str] = set()
+            for listed in _LISTED.finditer(text[after:]):
+                start, name = after + listed.start(1), listed.group(1)
+                if name and start + len(name) >= len(line):  # an empty slot rules nothing
+                    out.append((key, start, name, frozenset(taken)))
+                taken.add(name)
+        return out
+
+    def _list_cut(self, text: str, line: str) -> bool:
+        """Whether ``text`` goes on after an unparenthesized import list's last comma with
+        something other than a name (a line's end, a comment) where ``line`` did not."""
+        head = self._import_head(text)
+        if head is None or text[head[1] :].lstrip().startswith("("):
+            return False
+        comma = text.rfind(",", head[1])
+        if comma < 0:
+            return False
+        rest = text[comma + 1 :].lstrip(" \t")
+        at = len(text) - len(rest)
+        return at >= len(line) and rest != "" and not (rest[0].isalnum() or rest[0] in "_\\")
+
+    def _import_head(self, line: str) -> tuple[str, int] | None:
+        """The key of the import statement ``line`` starts with, and where its list starts;
+        None where it starts with none whose module's names are known."""
+        match = _FROM_IMPORT.match(line)
+        if match is None:
+            return None
+        key = f"from {match.group(1)} import"
+        return (key, match.end()) if key in self.members else None
+
+    def _starts(self, key: str, prefix: str, taken: frozenset[str] = frozenset()) -> bool:
+        """Whether a name ``key`` offers, other than those ``taken``, starts with
+        ``prefix``."""
         names = self._sorted[key]
-        at = bisect_left(names, prefix)
-        return at < len(names) and names[at].startswith(prefix)
+        for name in names[bisect_left(names, prefix) :]:
+            if not name.startswith(prefix):
+                return False
+            if name not in taken:
+                return True
+        return False
 
     def spellings(self, line: str) -> list[str]:
         """The texts a next piece could have to go on with a member's name where ``line``
-        ends in a known qualifier (its dot first) or in a name being written after one."""
+        ends in a known qualifier (its dot first), in a known module's import list, or in a
+        name being written after one."""
+        head = self._import_head(line)
+        if head is not None:
+            key, after = head
+            listed = list(_LISTED.finditer(line[after:]))
+            if not listed or after + listed[-1].end() != len(line):
+                return []  # the line ends after an alias, a ``*`` or a ``)``
+            typed = listed[-1].group(1)
+            lead = " " if not typed and not line[-1].isspace() and line[-1] != "(" else ""
+            taken = frozenset(m.group(1) for m in listed[:-1])
+            return self._spelled(key, lead, typed, taken)
         tail = self._tail.search(line)
         if tail is None or _in_string_or_comment(line[: tail.start()]):
             return []
         lead, typed = ("", tail.group(3)) if tail.group(2) else (".", "")
-        key = tail.group(1)
-        out = {"."} if lead else set(ENDINGS) if typed in self.members[key] else set()
+        return self._spelled(tail.group(1), lead, typed)
+
+    def _spelled(self, key: str, lead: str, typed: str,
+                 taken: frozenset[str] = frozenset()) -> list[str]:
+        """``lead`` and the starts of the rest of each name of ``key`` but those ``taken``
+        that begins with ``typed`` (the name's endings too where ``typed`` is one)."""
+        whole = typed in self.members[key] and typed not in taken
+        out = {lead} if lead else set(ENDINGS) if whole else set()
         names = self._sorted[key]
         start = bisect_left(names, typed)
         for name in names[start : start + SPELLED_NAMES]:
             if not name.startswith(typed):
                 break
-            if typed.startswith("__") or not _dunder(name):
+            if name not in taken and (typed.startswith("__") or not _dunder(name)):
                 rest = name[len(typed) : len(typed) + SPELLED_CHARS]
                 out.update(lead + rest[:i] for i in range(1, len(rest) + 1))
         return sorted(out)

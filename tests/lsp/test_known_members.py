@@ -1,5 +1,5 @@
 """Known members over real stdio: after an imported name's dot the model writes a name it offers
-(a Python module, a TypeScript enum)."""
+(a Python module, a TypeScript enum), and in a Python import's list a name its module has."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ CLIENT = ("import { AuthorityType } from './authority';\n\n"
 GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
             "def square_area(s):\n    return s * s\n")
 APP = "import geometry\n\n\ndef root(x):\n    return geometry."
+IMPORTING = "import math\n\nfrom geometry import"
 
 
 async def _first_name(client, uri: str, text: str = APP, language: str = "python") -> str:
@@ -27,7 +28,7 @@ async def _first_name(client, uri: str, text: str = APP, language: str = "python
     assert isinstance(result, types.InlineCompletionList) and result.items, result
     answer = result.items[0].insert_text
     assert isinstance(answer, str)
-    return re.match(r"[\w.]*", answer).group()
+    return re.match(r"\s*([\w.]*)", answer).group(1)
 
 
 async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
@@ -48,12 +49,16 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert ruled in ("PI", "circle_area", "square_area", "__name__"), ruled
         enum = await _first_name(client, (root / "client.ts").as_uri(), CLIENT, "typescript")
         assert enum in ("Kerberos7", "Saml9"), enum
+        listed = await _first_name(client, (root / "lists.py").as_uri(), IMPORTING)
+        assert listed in ("PI", "circle_area", "square_area"), listed
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"known_members": False}}))
         free = await _first_name(client, (root / "app2.py").as_uri())
         assert free not in ("PI", "circle_area", "square_area"), free  # sqrt, as for math
         free = await _first_name(client, (root / "client2.ts").as_uri(), CLIENT, "typescript")
         assert free not in ("Kerberos7", "Saml9"), free
+        free = await _first_name(client, (root / "lists2.py").as_uri(), IMPORTING)
+        assert free not in ("PI", "circle_area", "square_area"), free
         errors = [m for m in client.messages if m.type == types.MessageType.Error]
         assert not errors, errors
     finally:

@@ -36,12 +36,14 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
-    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval"), default=None,
+    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval", "import"), default=None,
                    help="blank: the line blanked, the cursor after its indentation (default;"
                         " with --cases-from, that run's recipe);"
                         " after-dot: only lines that reach the name through its module"
                         " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
-                        " typed up to its first cross-file name, the rest of it the answer")
+                        " typed up to its first cross-file name, the rest of it the answer;"
+                        " import: Python's one-line 'from X import ...' that imports the name,"
+                        " typed up to 'import', its list the answer")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
     p.add_argument("--languages", type=_languages,
                    help="comma-separated among python (the default), js (JavaScript and"

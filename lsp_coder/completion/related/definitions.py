@@ -58,9 +58,10 @@ class DefinitionFinder:
                 open_texts: Mapping[Path, str] | None = None) -> dict[str, frozenset[str]]:
         """The names each workspace module a Python document imports offers after its dot
         (``python_members``; ``window``: the lines above the cursor, a function's own
-        imports), or each binding a JavaScript or TypeScript document imports from another
-        of its files (``js_members``); none for other languages. ``open_texts``: the texts
-        of documents open in the editor, by path (their unsaved names count too)."""
+        imports, then the cursor line before the cursor, which may start an import's list),
+        or each binding a JavaScript or TypeScript document imports from another of its files
+        (``js_members``); none for other languages. ``open_texts``: the texts of documents
+        open in the editor, by path (their unsaved names count too)."""
         language = tags.language_of(path.suffix) if path is not None else None
         if path is None or language is None:
             return {}
@@ -68,7 +69,8 @@ class DefinitionFinder:
             if self._members is None or self._members.max_file_bytes != max_bytes:
                 self._members = ModuleMembers(max_bytes, self._allows)
             return self._members.find(document_imports(text, window), path, roots,
-                                      files_generation, open_texts)
+                                      files_generation, open_texts,
+                                      window.rsplit("\n", 1)[-1])
         bindings = js_imports.imports(language, text[:IMPORT_SCAN_CHARS]).bindings
         if not bindings:
             return {}

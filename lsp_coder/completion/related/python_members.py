@@ -5,12 +5,13 @@ its top level (a definition, an assignment, an import, in any branch of an ``if`
 ``try``; a ``global`` name of a function), a submodule of a package, or a module's own dunder.
 A module whose names cannot all be known from its text (``from x import *``, a module
 ``__getattr__``, ``globals()``, ``sys.modules``, ``exec``) offers none: no rule is made for
-it.
+it. On a line that starts ``from X import``, X's names are those the list may hold.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -34,6 +35,9 @@ MODULE_DUNDERS = frozenset({
     "__path__", "__all__", "__builtins__", "__cached__", "__annotations__", "__class__",
 })
 """Names every module (or package) has without binding them."""
+
+_FROM_IMPORT = re.compile(r"\s*from\s+((\.*)([\w.]*))\s+import(?=[\s(]|$)")
+"""A line that starts a ``from X import`` statement: X as written, its dots, its module."""
 
 OPEN_WORLD = (b"globals()", b"locals()", b"vars()", b"sys.modules[", b"setattr(sys.modules",
               b"exec(")
@@ -136,16 +140,20 @@ class ModuleMembers:
             LOOKUPS_KEPT)
 
     def find(self, imported: dict[str, Imported], path: Path | None, roots: tuple[Path, ...],
-             files_generation: int, open_texts: Mapping[Path, str] | None = None
-             ) -> dict[str, frozenset[str]]:
+             files_generation: int, open_texts: Mapping[Path, str] | None = None,
+             line_before: str = "") -> dict[str, frozenset[str]]:
         """Local name -> the names of the workspace module it is bound to, for the names of
         ``imported`` (``python_defs.imports``) that are modules whose names are all known;
         a module open in the editor (``open_texts``) also offers the names its unsaved text
-        binds (none when that text's names cannot all be known)."""
-        key = (path, roots, files_generation, frozenset(imported.items()))
+        binds (none when that text's names cannot all be known). Where ``line_before`` (the
+        cursor line before the cursor) starts ``from X import``: also ``from X import`` ->
+        the names of ``X``, the names that list may hold."""
+        head = _FROM_IMPORT.match(line_before)
+        listed = (head.group(1), len(head.group(2)), head.group(3)) if head else None
+        key = (path, roots, files_generation, frozenset(imported.items()), listed)
         found = self._found.get(key)
         if found is None:
-            found = self._find(imported, path, roots)
+            found = self._find(imported, path, roots, listed)
             self._found[key] = found
         out: dict[str, frozenset[str]] = {}
         for local, (file, names) in found.items():
@@ -159,20 +167,35 @@ class ModuleMembers:
         return out
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
-              roots: tuple[Path, ...]) -> dict[str, tuple[Path, frozenset[str]]]:
+              roots: tuple[Path, ...], listed: tuple[str, int, str] | None
+              ) -> dict[str, tuple[Path, frozenset[str]]]:
         search = search_roots(path, roots)
         base = path.parent if path is not None else None
         out: dict[str, tuple[Path, frozenset[str]]] = {}
         for local, target in list(imported.items())[:MODULES_LOOKED_UP]:
             module = (f"{target.module}.{target.attr}" if target.module and target.attr
                       else target.module or target.attr)
-            file = find_module(module, target.level, base, search)
-            if file is None or file == path:
-                continue
-            names = self._names.get(file)
-            if names is None:
-                continue
-            if file.name == "__init__.py":
-                names = names | submodules(file)
-            out[local] = (file, names)
+            found = self._module(module, target.level, base, search, path)
+            if found is not None:
+                out[local] = found
+        if listed is not None:
+            written, level, module = listed
+            found = self._module(module, level, base, search, path)
+            if found is not None:
+                out[f"from {written} import"] = found
         return out
+
+    def _module(self, module: str, level: int, base: Path | None, search: tuple[Path, ...],
+                path: Path | None) -> tuple[Path, frozenset[str]] | None:
+        """The file of a workspace module other than ``path`` and every name it offers (its
+        submodules too, for a package); None where it is not found or its names cannot all
+        be known."""
+        file = find_module(module, level, base, search)
+        if file is None or file == path:
+            return None
+        names = self._names.get(file)
+        if names is None:
+            return None
+        if file.name == "__init__.py":
+            names = names | submodules(file)
+        return file, names

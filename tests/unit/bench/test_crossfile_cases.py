@@ -15,6 +15,7 @@ from lsp_coder.bench.crossfile_ask import run_options, tabs_for
 from lsp_coder.bench.crossfile_cases import (
     CrossCase,
     after_module_dot,
+    import_list,
     make_workspace,
     resolve_source,
     select,
@@ -410,3 +411,14 @@ def test_a_name_reached_through_its_module_is_typed_up_to_the_dot():
     # Used without its module, or through something the file does not import: no case.
     assert after_module_dot(replace(case, expected="y = scale(x, 2)")) is None
     assert after_module_dot(replace(case, expected="y = self.scale(x, 2)")) is None
+
+
+def test_the_import_recipe_asks_for_the_list_of_the_statement_that_binds_the_name(tmp_path):
+    cases = _cases(_package(tmp_path))
+    scale = import_list(cases[("pkg/main.py", "scale")])
+    assert scale is not None and scale.expected == " Box, scale"
+    assert scale.text == MAIN.replace("from .helpers import Box, scale\n",
+                                      "from .helpers import\n")
+    assert scale.text[: scale.offset].endswith("from .helpers import") and scale.line == 3
+    # ``from . import helpers`` binds helpers, not LIMIT: a use through a module is no case.
+    assert import_list(cases[("pkg/main.py", "LIMIT")]) is None

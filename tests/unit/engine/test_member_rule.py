@@ -67,6 +67,59 @@ def test_the_spellings_go_on_from_the_qualifier_or_the_name_being_written():
     assert rule.spellings('print("errors.') == []
 
 
+IMPORTED = {"from helpers import": frozenset({"load_config", "save_config", "Loader"})}
+
+
+@pytest.mark.parametrize(("line", "piece", "allowed"), [
+    ("from helpers import", " load", True),
+    ("from helpers import", " lod", False),  # no name starts so
+    ("    from helpers import", " Lo", True),  # indented (a function's own import)
+    ("from helpers import load", "_config,", True),
+    ("from helpers import load_conf", "x", False),
+    ("from helpers import load_config, ", "save", True),
+    ("from helpers import load_config,", " xx", False),
+    ("from helpers import (", "\n", True),  # a list on the lines below: not ruled
+    ("from helpers import", " *", False),  # the model names what it imports
+    ("from helpers import *", "\n", True),  # the user may import them all
+    ("from helpers import Loader as", " L", True),  # an alias is the user's to name
+    ("from helpers import Load", "", False),  # the end inside a name
+    ("from helpers import Loader", "\n", True),
+    ("from helpers import Lx", "y", True),  # typed by the user: left alone
+    ("from other import", " zz", True),  # a module whose names are not known
+    ("from helpers impor", "t", True),
+    ("x = helpers.", "zz", True),  # the import's head is no qualifier
+    ("from helpers import Loader, ", "Loader", False),  # listed already
+    ("from helpers import Loader, ", "load_config", True),
+    ("from helpers import Loader,", "\n", False),  # a list cut after its comma
+    ("from helpers import Loader, ", " # more", False),
+    ("from helpers import Loader, ", "\\\n", True),  # a continued line
+    ("from helpers import (Loader,", "\n", True),  # parentheses: the list goes on below
+    ("from helpers import (Loader, ", ")", True),
+])
+def test_an_import_list_keeps_to_the_names_its_module_offers(line, piece, allowed):
+    assert MemberRule(IMPORTED, "").allows(line, piece) is allowed
+
+
+def test_the_spellings_of_an_import_list_start_after_its_head_or_a_comma():
+    rule = MemberRule(IMPORTED, "")
+    assert {" L", " load", " save_config"} <= set(rule.spellings("from helpers import"))
+    assert {"l", "save_"} <= set(rule.spellings("from helpers import Loader, "))
+    assert rule.spellings("from helpers import load_config as") == []
+    assert {",", "\n"} <= set(rule.spellings("from helpers import Loader"))
+    assert rule.spellings("from other import") == []
+    assert "L" not in rule.spellings("from helpers import Loader, ")  # listed already
+
+
+def test_a_parenthesized_import_list_is_ruled_over_its_lines():
+    rule = MemberRule(IMPORTED, "from helpers import")
+    line = rule.line(" (\n    Loader,\n    ")
+    assert line == "from helpers import (     Loader,     "
+    assert rule.allows(line, "save") and not rule.allows(line, "Loader")
+    assert not rule.allows(line, "zz")
+    assert rule.line(" (\n    Loader,\n)\nx = ") == "x = "  # closed: lines again
+    assert rule.line(" Loader\nx = ") == "x = "
+
+
 def test_a_module_of_thousands_of_names_spells_a_bounded_few():
     huge = MemberRule({"gen": frozenset(f"name_{i:05d}_{'x' * 30}" for i in range(20_000))}, "")
     spelled = huge.spellings("y = gen.")

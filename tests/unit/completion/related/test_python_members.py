@@ -105,3 +105,18 @@ def test_a_module_open_in_the_editor_also_offers_its_unsaved_names(workspace: Pa
     # Half typed (a syntax error): its names cannot all be known, so no rule for it.
     broken = {core: core.read_text() + "\ndef half(\n"}
     assert members.find(imported, document, (workspace,), 0, broken) == {}
+
+
+def test_a_line_that_starts_an_import_list_offers_its_module_names(workspace: Path):
+    document = workspace / "pkg" / "app.py"
+    members = ModuleMembers(262_144)
+    for line, key in (("from pkg.core import ", "from pkg.core import"),
+                      ("    from .core import Eng", "from .core import"),
+                      ("from . import", "from . import")):
+        found = members.find(document_imports(line, line), document, (workspace,), 0,
+                             line_before=line)
+        assert key in found, line
+    assert "Engine" in found["from . import"]  # re-exported by the package
+    assert {"core", "util"} <= found["from . import"]  # and its submodules
+    assert members.find({}, document, (workspace,), 0, line_before="from os import ") == {}
+    assert members.find({}, document, (workspace,), 0, line_before="x = 1  # from pkg import") == {}
