@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..shared_types import BackendResult, FimQuery, PrefillResult, PromptPart
+from ..prompt_parts import PromptPart
+from ..shared_types import BackendResult, FimQuery, PrefillResult
 
 
 class Backend(Protocol):

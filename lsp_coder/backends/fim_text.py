@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import FimStrings
-from ..shared_types import PromptParts
+from ..prompt_parts import PromptParts
 from .control_text import ControlText, controls_for
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import json
 import time
 
-from ..shared_types import FimQuery, PrefillResult, PromptPart
+from ..prompt_parts import PromptPart
+from ..shared_types import FimQuery, PrefillResult
 from .engine_tokens import HttpTokenizer, Tokenizer
 from .remote import Event, RemoteBackend, take_usage
 from .transport import Cancelled, TransportError

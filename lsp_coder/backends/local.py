@@ -16,13 +16,8 @@ from typing import NamedTuple
 from ..config import Config
 from ..engine.engine import Engine
 from ..engine.generate_request import GenerateRequest
-from ..shared_types import (
-    WINDOW_QUANTUM_LINES,
-    BackendResult,
-    FimQuery,
-    PrefillResult,
-    PromptPart,
-)
+from ..prompt_parts import WINDOW_QUANTUM_LINES, PromptPart
+from ..shared_types import BackendResult, FimQuery, PrefillResult
 from .cold_prompt import ColdPrompts
 from .local_prompt import Prompt, build_prompt, fit_budgets, resolve_layout
 

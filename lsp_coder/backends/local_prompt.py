@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..engine.fim_template import FimTemplate
-from ..shared_types import IMPORTS_SHARE, WINDOW_QUANTUM_LINES, PromptParts
+from ..prompt_parts import IMPORTS_SHARE, WINDOW_QUANTUM_LINES, PromptParts
 from .fim_text import FimText, file_entry, repository
 
 Tokenize = Callable[[str], list[int]]

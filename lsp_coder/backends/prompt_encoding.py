@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from ..shared_types import PromptParts
+from ..prompt_parts import PromptParts
 from . import fim_text, prompt_ids
 from .engine_tokens import EngineTokens, FimIds, TemplateIdsMissing
 from .fim_text import FimText

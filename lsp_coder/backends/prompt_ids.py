@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..shared_types import PromptParts
+from ..prompt_parts import PromptParts
 from . import fim_text
 from .engine_tokens import FimIds
 from .fim_text import file_entry

@@ -18,15 +18,8 @@ from dataclasses import dataclass
 import httpx
 
 from ..config import Config, redact_url
-from ..shared_types import (
-    BackendResult,
-    FimQuery,
-    PrefillResult,
-    PromptPart,
-    PromptParts,
-    RequestStats,
-    StopReason,
-)
+from ..prompt_parts import PromptPart, PromptParts
+from ..shared_types import BackendResult, FimQuery, PrefillResult, RequestStats, StopReason
 from .engine_tokens import EngineTokens, Tokenizer, VocabTokenizer
 from .fim_text import FimText, resolve
 from .health import Health, Notify

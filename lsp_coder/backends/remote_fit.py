@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..shared_types import (
+from ..prompt_parts import (
     CHARS_PER_TOKEN,
     IMPORTS_SHARE,
     WINDOW_QUANTUM_LINES,

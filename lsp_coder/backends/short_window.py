@@ -14,7 +14,8 @@ from cachetools import LRUCache
 
 from ..config import Config
 from ..engine.engine import Engine
-from ..shared_types import CHARS_PER_TOKEN, IMPORTS_SHARE, FimQuery, PromptParts
+from ..prompt_parts import CHARS_PER_TOKEN, IMPORTS_SHARE, PromptParts
+from ..shared_types import FimQuery
 from .import_use import imports_used
 from .local_prompt import Prompt, fit_budgets, line_tokens
 from .scope_head import scope_head

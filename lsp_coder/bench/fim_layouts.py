@@ -24,7 +24,7 @@ from ..completion.context import split_document
 from ..completion.service import CompletionService
 from ..config import Config
 from ..engine.generate_request import GenerateRequest
-from ..shared_types import WINDOW_QUANTUM_LINES
+from ..prompt_parts import WINDOW_QUANTUM_LINES
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..shared_types import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
+from ..prompt_parts import CHARS_PER_TOKEN, WINDOW_QUANTUM_LINES, PromptParts
 
 __all__ = ["CHARS_PER_TOKEN", "cursor_parts", "one_line_end", "split_document",
            "wants_multiline"]

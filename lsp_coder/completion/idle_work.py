@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..config import Config
-from ..shared_types import PrefillResult, PromptPart
+from ..prompt_parts import PromptPart
+from ..shared_types import PrefillResult
 from .context import one_line_end
 from .lifecycle import BackendLifecycle
 from .next_prompts import NextPrompt, after_answer, document_window

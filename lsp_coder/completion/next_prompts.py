@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..shared_types import space_unit
+from ..prompt_parts import space_unit
 from .context import CHARS_PER_TOKEN
 
 ENTER_OPENERS = (":", "{", "(", "[")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..config import Config
-from ..shared_types import PromptBudget, PromptParts
+from ..prompt_parts import PromptBudget, PromptParts
 from .context import CHARS_PER_TOKEN, split_document
 from .recent_edits import RecentEdits
 from .records import CompletionRequest

@@ -10,7 +10,8 @@ from ..backends.fim_text import TemplateError
 from ..backends.transport import TransportError
 from ..config import Config
 from ..config.urls import redact_url
-from ..shared_types import FimQuery, PromptParts
+from ..prompt_parts import PromptParts
+from ..shared_types import FimQuery
 
 _SAMPLE_ABOVE = "def fibonacci(n):\n    \"\"\"The n-th Fibonacci number.\"\"\"\n"
 _SAMPLE_TYPED = "    if n < 2:"

@@ -22,7 +22,8 @@ from lsp_coder.completion.related.text import display_path
 from lsp_coder.config import Config, apply
 from lsp_coder.engine.engine import Engine
 from lsp_coder.engine.llama import Model, ModelParams
-from lsp_coder.shared_types import FimQuery, PromptParts
+from lsp_coder.prompt_parts import PromptParts
+from lsp_coder.shared_types import FimQuery
 from tests.backends.standin import StandIn, Vocabulary
 
 POISONED = PromptParts(

@@ -17,7 +17,8 @@ import pytest
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.backends.token_counts import vocab_counter
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery, PromptParts
+from lsp_coder.prompt_parts import PromptParts
+from lsp_coder.shared_types import FimQuery
 
 pytestmark = pytest.mark.real_model
 

@@ -13,7 +13,8 @@ from werkzeug import Request, Response
 
 from lsp_coder.backends.factory import remote_backend
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery, PromptParts
+from lsp_coder.prompt_parts import PromptParts
+from lsp_coder.shared_types import FimQuery
 from tests.backends.recorded import (
     VLLM_SUFFIX_ERROR,
     ollama_stream,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from ...shared_types import WINDOW_QUANTUM_LINES
+from ...prompt_parts import WINDOW_QUANTUM_LINES
 from .cursor_lines import lines_between
 from .exclusion import Exclusion
 from .items import Item

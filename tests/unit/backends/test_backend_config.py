@@ -7,7 +7,7 @@ import pytest
 from lsp_coder.backends.fim_text import FAMILIES, TemplateError, build, resolve
 from lsp_coder.backends.remote_fit import fit_parts
 from lsp_coder.config import Config, ConfigError, FimStrings, apply
-from lsp_coder.shared_types import PromptBudget, PromptParts
+from lsp_coder.prompt_parts import PromptBudget, PromptParts
 
 
 def test_backend_defaults_to_the_local_engine():

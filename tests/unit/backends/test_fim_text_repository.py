@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lsp_coder.backends.fim_text import FAMILIES, build
-from lsp_coder.shared_types import PromptParts
+from lsp_coder.prompt_parts import PromptParts
 
 EXTRA = (("pkg/core.py", "def scale(x):\n    ...\n"),)
 

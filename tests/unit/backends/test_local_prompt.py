@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from lsp_coder.backends.local_prompt import FimTemplate, _fit_above, build_prompt
 from lsp_coder.completion.context import split_document
-from lsp_coder.shared_types import PromptParts, whole_levels
+from lsp_coder.prompt_parts import PromptParts, whole_levels
 
 
 def _tokenize(text: str) -> list[int]:

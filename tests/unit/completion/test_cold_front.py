@@ -10,7 +10,8 @@ from lsp_coder.completion.context import split_document
 from lsp_coder.completion.next_prompts import NextPrompt
 from lsp_coder.completion.service import CompletionService
 from lsp_coder.config import Config, apply
-from lsp_coder.shared_types import FimQuery, PromptBudget
+from lsp_coder.prompt_parts import PromptBudget
+from lsp_coder.shared_types import FimQuery
 
 LINES = [f"total_{i:03} = add(total, {i})\n" for i in range(160)]
 CURSOR_LINE = 140
