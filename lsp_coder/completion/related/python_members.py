@@ -5,7 +5,8 @@ its top level (a definition, an assignment, an import, in any branch of an ``if`
 ``try``; a ``global`` name of a function), a submodule of a package, or a module's own dunder.
 A module whose names cannot all be known from its text (``from x import *``, a module
 ``__getattr__``, ``globals()``, ``sys.modules``, ``exec``) offers none: no rule is made for
-it. On a line that starts ``from X import``, X's names are those the list may hold.
+it. On a line that starts ``from X import``, X's names are those the list may hold; on one
+that ends in a package's dotted path (``from pkg.``), its submodules come after the dot.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ MODULE_DUNDERS = frozenset({
 
 _FROM_IMPORT = re.compile(r"\s*from\s+((\.*)([\w.]*))\s+import(?=[\s(]|$)")
 """A line that starts a ``from X import`` statement: X as written, its dots, its module."""
+
+_MODULE_PATH = re.compile(r"\s*(?:from|import)\s+([A-Za-z_][\w.]*)\.\w*$")
+"""A line that ends in a module's dotted path being written (``from pkg.sub.``): the
+package before its last dot."""
 
 OPEN_WORLD = (b"globals()", b"locals()", b"vars()", b"sys.modules[", b"setattr(sys.modules",
               b"exec(")
@@ -147,17 +152,20 @@ class ModuleMembers:
         a module open in the editor (``open_texts``) also offers the names its unsaved text
         binds (none when that text's names cannot all be known). Where ``line_before`` (the
         cursor line before the cursor) starts ``from X import``: also ``from X import`` ->
-        the names of ``X``, the names that list may hold."""
+        the names of ``X``, the names that list may hold; where it ends in a module's path
+        (``import pkg.sub.``): also ``pkg.sub`` -> the package's submodules."""
         head = _FROM_IMPORT.match(line_before)
         listed = (head.group(1), len(head.group(2)), head.group(3)) if head else None
-        key = (path, roots, files_generation, frozenset(imported.items()), listed)
+        typed = _MODULE_PATH.match(line_before)
+        package = typed.group(1) if typed else None
+        key = (path, roots, files_generation, frozenset(imported.items()), listed, package)
         found = self._found.get(key)
         if found is None:
-            found = self._find(imported, path, roots, listed)
+            found = self._find(imported, path, roots, listed, package)
             self._found[key] = found
         out: dict[str, frozenset[str]] = {}
         for local, (file, names) in found.items():
-            text = (open_texts or {}).get(file)
+            text = (open_texts or {}).get(file) if file is not None else None
             if text is not None:
                 unsaved = self._names.unsaved(file, text)
                 if unsaved is None:
@@ -167,11 +175,13 @@ class ModuleMembers:
         return out
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
-              roots: tuple[Path, ...], listed: tuple[str, int, str] | None
-              ) -> dict[str, tuple[Path, frozenset[str]]]:
+              roots: tuple[Path, ...], listed: tuple[str, int, str] | None,
+              package: str | None) -> dict[str, tuple[Path | None, frozenset[str]]]:
+        """``find``'s names by key, each with the file whose unsaved text adds to them (None:
+        a package's submodules, which no text adds to)."""
         search = search_roots(path, roots)
         base = path.parent if path is not None else None
-        out: dict[str, tuple[Path, frozenset[str]]] = {}
+        out: dict[str, tuple[Path | None, frozenset[str]]] = {}
         for local, target in list(imported.items())[:MODULES_LOOKED_UP]:
             module = (f"{target.module}.{target.attr}" if target.module and target.attr
                       else target.module or target.attr)
@@ -183,6 +193,10 @@ class ModuleMembers:
             found = self._module(module, level, base, search, path)
             if found is not None:
                 out[f"from {written} import"] = found
+        if package is not None and package not in out:
+            file = find_module(package, 0, base, search)
+            if file is not None and file.name == "__init__.py":
+                out[package] = (None, submodules(file))
         return out
 
     def _module(self, module: str, level: int, base: Path | None, search: tuple[Path, ...],

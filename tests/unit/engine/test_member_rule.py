@@ -201,3 +201,9 @@ def test_the_model_writes_only_names_the_module_offers(real_small_model):
         assert generator(model).generate(sampled).text.startswith("ertan(")
     finally:
         model.close()
+
+
+def test_a_module_path_keeps_to_the_packages_submodules():
+    rule = MemberRule({"pkg.util": frozenset({"text"})}, "")
+    assert rule.allows("from pkg.util.", "te") and not rule.allows("from pkg.util.", "zz")
+    assert rule.spellings("import pkg.util") == [".", ".t", ".te", ".tex", ".text"]

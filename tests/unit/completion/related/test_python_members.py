@@ -120,3 +120,19 @@ def test_a_line_that_starts_an_import_list_offers_its_module_names(workspace: Pa
     assert {"core", "util"} <= found["from . import"]  # and its submodules
     assert members.find({}, document, (workspace,), 0, line_before="from os import ") == {}
     assert members.find({}, document, (workspace,), 0, line_before="x = 1  # from pkg import") == {}
+
+
+def test_a_module_path_being_written_goes_on_with_a_submodule(workspace: Path):
+    document = workspace / "app.py"
+    members = ModuleMembers(262_144)
+    for line in ("from pkg.", "import pkg.u", "    from pkg.util."):
+        found = members.find({}, document, (workspace,), 0, line_before=line)
+        package = line.strip().split()[1].rsplit(".", 1)[0]
+        assert set(found) == {package}, line
+    assert members.find({}, document, (workspace,), 0, line_before="from pkg.")["pkg"] == {
+        "core", "util"}
+    assert members.find({}, document, (workspace,), 0, line_before="import pkg.util.") == {
+        "pkg.util": frozenset({"text"})}
+    # A module that is no package, or none of the workspace's: nothing to go on with.
+    assert members.find({}, document, (workspace,), 0, line_before="from pkg.core.") == {}
+    assert members.find({}, document, (workspace,), 0, line_before="import os.") == {}
