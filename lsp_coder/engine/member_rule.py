@@ -146,13 +146,14 @@ class MemberRule:
         return (key, match.end()) if key in self.members else None
 
     def _starts(self, key: str, prefix: str, taken: frozenset[str] = frozenset()) -> bool:
-        """Whether a name ``key`` offers, other than those ``taken``, starts with
-        ``prefix``."""
+        """Whether a name ``key`` offers, other than those ``taken``, starts with ``prefix``
+        (a dunder only where ``prefix`` starts with ``__``, as ``spellings`` has it: a lone
+        ``_`` that only dunders begin with would leave no token to go on with)."""
         names = self._sorted[key]
         for name in names[bisect_left(names, prefix) :]:
             if not name.startswith(prefix):
                 return False
-            if name not in taken:
+            if name not in taken and (prefix.startswith("__") or not _dunder(name)):
                 return True
         return False
 

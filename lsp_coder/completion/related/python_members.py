@@ -124,7 +124,8 @@ def submodules(package: Path) -> frozenset[str]:
     except OSError:
         return frozenset()
     out = {e.stem for e in entries if e.suffix == ".py" and e.stem.isidentifier()}
-    out |= {e.name for e in entries if e.is_dir() and e.name.isidentifier()}
+    out |= {e.name for e in entries
+            if e.is_dir() and e.name.isidentifier() and e.name != "__pycache__"}
     return frozenset(out - {"__init__"})
 
 

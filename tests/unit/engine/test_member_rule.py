@@ -64,6 +64,9 @@ def test_the_spellings_go_on_from_the_qualifier_or_the_name_being_written():
     dunders = MemberRule({"m": frozenset({"__cached__", "run"})}, "")
     assert dunders.spellings("m.") == ["r", "ru", "run"]
     assert "cached" in dunders.spellings("m.__")
+    # And a lone "_" is no start where only dunders begin so: it would lead nowhere.
+    assert not dunders.allows("m.", "_") and dunders.allows("m.", "__")
+    assert dunders.allows("m._", "x")  # the user's own "_": left alone
     assert rule.spellings('print("errors.') == []
 
 

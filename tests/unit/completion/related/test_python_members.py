@@ -124,6 +124,7 @@ def test_a_line_that_starts_an_import_list_offers_its_module_names(workspace: Pa
 
 def test_a_module_path_being_written_goes_on_with_a_submodule(workspace: Path):
     document = workspace / "app.py"
+    (workspace / "pkg" / "__pycache__").mkdir()  # not a module
     members = ModuleMembers(262_144)
     for line in ("from pkg.", "import pkg.u", "    from pkg.util."):
         found = members.find({}, document, (workspace,), 0, line_before=line)
