@@ -56,7 +56,8 @@ class MemberRule:
     """Which next tokens keep the names written after known qualifiers to their members.
 
     Args:
-        members: qualifier (``errors``, ``pkg.mod``) -> every name it offers.
+        members: qualifier (``errors``, ``pkg.mod``) -> every name it offers; or the head of
+            a Python import statement (``from pkg.mod import``) -> the names it may list.
         line_before: the cursor line's text before the cursor, less the healing text.
     """
 
@@ -150,7 +151,8 @@ class MemberRule:
         (a dunder only where ``prefix`` starts with ``__``, as ``spellings`` has it: a lone
         ``_`` that only dunders begin with would leave no token to go on with)."""
         names = self._sorted[key]
-        for name in names[bisect_left(names, prefix) :]:
+        for at in range(bisect_left(names, prefix), len(names)):
+            name = names[at]
             if not name.startswith(prefix):
                 return False
             if name not in taken and (prefix.startswith("__") or not _dunder(name)):
