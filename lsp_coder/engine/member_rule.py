@@ -7,7 +7,9 @@ would spell a name no member starts with, or end a name that is no member, gives
 model's best pick among the ``CANDIDATES`` most likely tokens and the tokens that spell the
 start of a member's name from there (the constraint is dropped for that step when none keeps
 to them): the idea of monitor-guided decoding. A key that is the head of a Python import
-statement (``from pkg.mod import``) rules the names listed after it the same way.
+statement (``from pkg.mod import``) rules the names listed after it the same way, and the key
+``import '`` (or with ``"``) the relative path in the string of a JavaScript or TypeScript
+import or ``require``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ _NAME_CHAR = re.compile(r"[\w$]")
 
 _FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import(?=[\s(]|$)")
 """The head of a ``from X import`` statement at a line's start (its module)."""
+
+_PATH = re.compile(r"(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['\"])([^'\"\n]*)")
+"""The string of a JavaScript or TypeScript import or ``require``: its quote and its text."""
 
 _LISTED = re.compile(r"(?:^\s*\(?|,)\s*(\*|\w*)")
 """Each name listed after an import statement's head (an ``as`` alias is not one; a ``*``
@@ -57,7 +62,8 @@ class MemberRule:
 
     Args:
         members: qualifier (``errors``, ``pkg.mod``) -> every name it offers; or the head of
-            a Python import statement (``from pkg.mod import``) -> the names it may list.
+            a Python import statement (``from pkg.mod import``) -> the names it may list; or
+            ``import '`` (the quote) -> every relative path an import's string may hold.
         line_before: the cursor line's text before the cursor, less the healing text.
     """
 
@@ -65,8 +71,7 @@ class MemberRule:
         self.members = members
         self.line_before = line_before
         self._sorted = {key: sorted(names) for key, names in members.items()}
-        keys = sorted((k for k in members if not k.startswith("from ")), key=len,
-                      reverse=True)
+        keys = sorted((k for k in members if " " not in k), key=len, reverse=True)
         alternatives = "|".join(re.escape(k) for k in keys) or "(?!)"  # none: never matches
         qualifier = r"(?<![\w$.])(" + alternatives + r")"
         self._access = re.compile(qualifier + r"\.([\w$]*)")
@@ -113,6 +118,11 @@ class MemberRule:
         for match in self._access.finditer(text, max(0, len(line) - self._reach(line))):
             if match.end() >= len(line) and not _in_string_or_comment(text[: match.start()]):
                 out.append((match.group(1), match.start(2), match.group(2), frozenset()))
+        for match in _PATH.finditer(text):
+            key = f"import {match.group(1)}"
+            if (key in self.members and match.end() >= len(line)
+                    and not _in_string_or_comment(text[: match.start()])):
+                out.append((key, match.start(2), match.group(2), frozenset()))
         head = self._import_head(text)
         if head is not None:
             key, after = head
@@ -173,18 +183,25 @@ class MemberRule:
             lead = " " if not typed and not line[-1].isspace() and line[-1] != "(" else ""
             taken = frozenset(m.group(1) for m in listed[:-1])
             return self._spelled(key, lead, typed, taken)
+        path = _PATH.search(line)
+        if path is not None and path.end() == len(line):
+            quote = path.group(1)
+            key = f"import {quote}"
+            if key in self.members and not _in_string_or_comment(line[: path.start()]):
+                return self._spelled(key, "", path.group(2), endings=(quote, quote + ";",
+                                                                       quote + ")"))
         tail = self._tail.search(line)
         if tail is None or _in_string_or_comment(line[: tail.start()]):
             return []
         lead, typed = ("", tail.group(3)) if tail.group(2) else (".", "")
         return self._spelled(tail.group(1), lead, typed)
 
-    def _spelled(self, key: str, lead: str, typed: str,
-                 taken: frozenset[str] = frozenset()) -> list[str]:
+    def _spelled(self, key: str, lead: str, typed: str, taken: frozenset[str] = frozenset(),
+                 endings: tuple[str, ...] = ENDINGS) -> list[str]:
         """``lead`` and the starts of the rest of each name of ``key`` but those ``taken``
-        that begins with ``typed`` (the name's endings too where ``typed`` is one)."""
+        that begins with ``typed`` (the name's ``endings`` too where ``typed`` is one)."""
         whole = typed in self.members[key] and typed not in taken
-        out = {lead} if lead else set(ENDINGS) if whole else set()
+        out = {lead} if lead else set(endings) if whole else set()
         names = self._sorted[key]
         start = bisect_left(names, typed)
         for name in names[start : start + SPELLED_NAMES]:

@@ -1,5 +1,6 @@
 """Known members over real stdio: after an imported name's dot the model writes a name it offers
-(a Python module, a TypeScript enum), and in a Python import's list a name its module has."""
+(a Python module, a TypeScript enum), in a Python import's list a name its module has, and in
+a TypeScript import's relative path a file that exists."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
             "def square_area(s):\n    return s * s\n")
 APP = "import geometry\n\n\ndef root(x):\n    return geometry."
 IMPORTING = "import math\n\nfrom geometry import"
+PATHED = "import { isCloud } from './"
+WORKSPACE_PATHS = {f"{stem}{suffix}" for stem in ("authority", "client_kinds/index")
+                   for suffix in ("", ".js", ".ts")} | {"client_kinds"}
 
 
 async def _first_name(client, uri: str, text: str = APP, language: str = "python") -> str:
@@ -31,12 +35,23 @@ async def _first_name(client, uri: str, text: str = APP, language: str = "python
     return re.match(r"\s*([\w.]*)", answer).group(1)
 
 
+async def _first_path(client, uri: str) -> str:
+    open_doc(client, uri, PATHED, "typescript")
+    result = await inline(client, uri, end_position(PATHED))
+    assert isinstance(result, types.InlineCompletionList) and result.items, result
+    answer = result.items[0].insert_text
+    assert isinstance(answer, str)
+    return re.match(r"[^'\n]*", answer).group()
+
+
 async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
                                                                       real_small_model):
     root = tmp_path / "proj"
     root.mkdir()
     (root / "geometry.py").write_text(GEOMETRY)
     (root / "authority.ts").write_text(AUTHORITY)
+    (root / "client_kinds").mkdir()
+    (root / "client_kinds" / "index.ts").write_text("export const KINDS = 2;\n")
     # No definitions or windows in the prompt: the model knows nothing of geometry.py but
     # what the rule lets it write.
     client = await start_in_folder(
@@ -51,6 +66,8 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert enum in ("Kerberos7", "Saml9"), enum
         listed = await _first_name(client, (root / "lists.py").as_uri(), IMPORTING)
         assert listed in ("PI", "circle_area", "square_area"), listed
+        pathed = await _first_path(client, (root / "paths.ts").as_uri())
+        assert pathed in WORKSPACE_PATHS, pathed
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"known_members": False}}))
         free = await _first_name(client, (root / "app2.py").as_uri())
@@ -59,6 +76,8 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert free not in ("Kerberos7", "Saml9"), free
         free = await _first_name(client, (root / "lists2.py").as_uri(), IMPORTING)
         assert free not in ("PI", "circle_area", "square_area"), free
+        free = await _first_path(client, (root / "paths2.ts").as_uri())
+        assert free not in WORKSPACE_PATHS, free  # isCloud, the name it imports
         errors = [m for m in client.messages if m.type == types.MessageType.Error]
         assert not errors, errors
     finally:

@@ -17,6 +17,7 @@ from . import js_definitions, js_imports, tags
 from .cursor_lines import distinctive_names
 from .items import Item
 from .js_members import ScriptMembers
+from .js_paths import ImportPaths
 from .python_defs import (
     IMPORT_SCAN_CHARS,
     PythonDefinitions,
@@ -52,6 +53,7 @@ class DefinitionFinder:
         self._found: LRUCache[tuple, list[Item]] = LRUCache(LOOKUPS_KEPT)
         self._members: ModuleMembers | None = None
         self._script_members: ScriptMembers | None = None
+        self._paths = ImportPaths()
 
     def members(self, text: str, window: str, path: Path | None, roots: tuple[Path, ...],
                 max_bytes: int, files_generation: int,
@@ -60,7 +62,8 @@ class DefinitionFinder:
         (``python_members``; ``window``: the lines above the cursor, a function's own
         imports, then the cursor line before the cursor, which may start an import's list),
         or each binding a JavaScript or TypeScript document imports from another of its files
-        (``js_members``); none for other languages. ``open_texts``: the texts of documents
+        (``js_members``) and the paths a relative import being typed may name
+        (``js_paths``); none for other languages. ``open_texts``: the texts of documents
         open in the editor, by path (their unsaved names count too)."""
         language = tags.language_of(path.suffix) if path is not None else None
         if path is None or language is None:
@@ -71,12 +74,15 @@ class DefinitionFinder:
             return self._members.find(document_imports(text, window), path, roots,
                                       files_generation, open_texts,
                                       window.rsplit("\n", 1)[-1])
+        out: dict[str, frozenset[str]] = {}
+        if tags.FAMILY.get(language, language) == "javascript":
+            out |= self._paths.find(window.rsplit("\n", 1)[-1], path, files_generation)
         bindings = js_imports.imports(language, text[:IMPORT_SCAN_CHARS]).bindings
         if not bindings:
-            return {}
+            return out
         if self._script_members is None or self._script_members.max_file_bytes != max_bytes:
             self._script_members = ScriptMembers(max_bytes, self._allows)
-        return self._script_members.find(bindings, path, files_generation, open_texts)
+        return self._script_members.find(bindings, path, files_generation, open_texts) | out
 
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,

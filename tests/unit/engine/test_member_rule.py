@@ -210,3 +210,30 @@ def test_a_module_path_keeps_to_the_packages_submodules():
     rule = MemberRule({"pkg.util": frozenset({"text"})}, "")
     assert rule.allows("from pkg.util.", "te") and not rule.allows("from pkg.util.", "zz")
     assert rule.spellings("import pkg.util") == [".", ".t", ".te", ".tex", ".text"]
+
+
+PATHS = {"import '": frozenset({"./util", "./util/format", "./util/format.js", "./lib/date"})}
+
+
+@pytest.mark.parametrize(("line", "piece", "allowed"), [
+    ("import { x } from './", "util/format';", True),
+    ("import { x } from './", "utils", False),  # no such file or folder
+    ("import { x } from './util/form", "ax'", False),
+    ("import { x } from './util", "'", True),  # a folder with an index
+    ("import { x } from './lib/", "date.ts'", False),
+    ("const d = require('./", "lib/date')", True),
+    ("const d = require('./", "lib/x')", False),
+    ('import { x } from "./', "zz", True),  # another quote: no paths known for it
+    ("import { x } from './zz", "z'", True),  # typed by the user: left alone
+    ("// import { x } from './", "zz", True),  # a comment
+    ("x = util.", "zz", True),  # the import key is no qualifier
+])
+def test_a_relative_import_path_keeps_to_the_files_that_exist(line, piece, allowed):
+    assert MemberRule(PATHS, "").allows(line, piece) is allowed
+
+
+def test_the_spellings_of_a_path_go_on_to_a_file_and_end_with_its_quote():
+    rule = MemberRule(PATHS, "")
+    assert {"u", "util", "lib/date"} <= set(rule.spellings("import { x } from './"))
+    assert {"'", "';", "/format"} <= set(rule.spellings("import { x } from './util"))
+    assert rule.spellings("import { x } from './util/format';") == []  # closed

@@ -1,0 +1,47 @@
+"""JavaScript and TypeScript: the relative paths an import being typed may name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_coder.completion.related import js_paths
+from lsp_coder.completion.related.js_paths import ImportPaths
+
+FILES = ("src/app.ts", "src/util/format.ts", "src/util/index.ts", "src/util/types.d.ts",
+         "src/lib/date.js", "src/node_modules/pkg/main.js", "src/.cache/x.ts", "src/notes.md")
+
+
+def _workspace(root: Path) -> Path:
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    return root / "src" / "app.ts"
+
+
+def test_the_paths_below_the_typed_folder_that_name_a_script_or_an_index(tmp_path):
+    document = _workspace(tmp_path)
+    found = ImportPaths().find("import { f } from './", document, 0)
+    assert set(found) == {"import '"}
+    paths = found["import '"]
+    assert {"./util/format", "./util/format.ts", "./util/format.js", "./util",
+            "./util/types", "./util/types.d.ts", "./lib/date", "./lib/date.js"} <= paths
+    assert not any("node_modules" in p or ".cache" in p or "notes" in p for p in paths)
+    assert "./util/types.d" not in paths  # a declaration file by its whole suffix
+    below = ImportPaths().find('const f = require("../', document.parent / "util" / "format.ts", 0)
+    assert "../lib/date" in below['import "']
+    deep = tmp_path / "src" / "util" / "deep" / "x.ts"
+    deep.parent.mkdir()
+    climbed = ImportPaths().find("import { f } from '../", deep, 0)["import '"]
+    assert {"../format", "../../lib/date", "../../app"} <= climbed  # further up after ../
+    assert ImportPaths().find("import { f } from './util/", document, 0)["import '"] >= {
+        "./util/format"}
+
+
+def test_no_paths_where_none_is_typed_the_folder_is_missing_or_too_large(tmp_path, monkeypatch):
+    document = _workspace(tmp_path)
+    paths = ImportPaths()
+    assert paths.find("import { f } from 'react", document, 0) == {}
+    assert paths.find("const x = './", document, 0) == {}  # not an import
+    assert paths.find("import { f } from './nowhere/", document, 0) == {}
+    monkeypatch.setattr(js_paths, "ENTRIES_MAX", 3)
+    assert ImportPaths().find("import { f } from './", document, 0) == {}
