@@ -245,19 +245,36 @@ _IMPORT_LIST = re.compile(r"^([ \t]*from[ \t]+[\w.]+[ \t]+import)([ \t]+[\w ,\t]
 """A one-line ``from X import a, b as c`` statement: its head and its list."""
 
 
+_IMPORT_PATH = re.compile(
+    r"^([ \t]*import\b([^'\"\n]*)\bfrom[ \t]*['\"](?:\.\./)+|[ \t]*import\b([^'\"\n]*)"
+    r"\bfrom[ \t]*['\"]\./)([^'\"\n]+['\"][ \t;]*)$", re.M)
+"""A one-line JavaScript or TypeScript import from a relative path: the line up to its
+leading ``./`` or ``../`` segments, what it binds, the rest of the path and the line."""
+
+
 def import_list(case: CrossCase) -> CrossCase | None:
     """The one-line ``from X import ...`` statement of ``case``'s file that binds its name,
     typed up to ``import``, the cursor there and the list the answer (the file as it was,
-    its use of the name below); None for a file with no such line (another language, a
-    parenthesized list)."""
+    its use of the name below); in JavaScript and TypeScript the import from a relative
+    path that binds it, typed up to its leading ``./`` or ``../`` segments, the rest of the
+    path the answer. None for a file with no such line (a parenthesized list, a package)."""
     whole = case.text[: case.offset] + case.expected + case.text[case.offset :]
+    found = None
     for match in _IMPORT_LIST.finditer(whole):
         bound = {part.split(" as ")[-1].strip() for part in match.group(2).split(",")}
         if case.name in bound:
-            return replace(case, text=whole[: match.end(1)] + whole[match.end() :],
-                           offset=match.end(1), expected=match.group(2),
-                           line=whole.count("\n", 0, match.start()), use_at=0)
-    return None
+            found = match.end(1), match.end(), match.group(2)
+            break
+    for match in _IMPORT_PATH.finditer(whole):
+        bound_text = match.group(2) or match.group(3) or ""
+        if found is None and re.search(rf"(?<![\w$]){re.escape(case.name)}(?![\w$])",
+                                       bound_text):
+            found = match.end(1), match.end(), match.group(4).rstrip()
+    if found is None:
+        return None
+    cursor, end, expected = found
+    return replace(case, text=whole[:cursor] + whole[end:], offset=cursor, expected=expected,
+                   line=whole.count("\n", 0, cursor), use_at=0)
 
 
 def make_workspace(source: Source, case: CrossCase, root: Path) -> Path:
