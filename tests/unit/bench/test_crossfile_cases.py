@@ -422,3 +422,19 @@ def test_the_import_recipe_asks_for_the_list_of_the_statement_that_binds_the_nam
     assert scale.text[: scale.offset].endswith("from .helpers import") and scale.line == 3
     # ``from . import helpers`` binds helpers, not LIMIT: a use through a module is no case.
     assert import_list(cases[("pkg/main.py", "LIMIT")]) is None
+
+
+def test_the_import_recipe_in_typescript_types_the_path_up_to_its_folder_steps():
+    text = ('import { Logger } from "../logger/Logger.js";\n'
+            'import { AuthorityType, other } from "./AuthorityType.js";\n\n'
+            "export function kind(): number {\n    \n}\n")
+    offset = text.index("    \n") + 4
+    case = CrossCase("pkg", "pkg/src/a.ts", 4, text, offset, "return AuthorityType.Default;",
+                     "AuthorityType", "pkg/src/AuthorityType.ts", language="typescript")
+    typed = import_list(case)
+    assert typed is not None and typed.expected == 'AuthorityType.js";'
+    assert typed.text[: typed.offset].endswith('import { AuthorityType, other } from "./')
+    assert "return AuthorityType.Default;" in typed.text and typed.line == 1
+    logger = import_list(replace(case, name="Logger"))
+    assert logger is not None and logger.expected == 'logger/Logger.js";'
+    assert import_list(replace(case, name="Type")) is None  # a word of another name
