@@ -78,6 +78,7 @@ class ImportPaths:
             out.update(above + s for s in below)
             if folder.parent == folder:
                 break
+        out -= _own(out, document)
         return {f"import {quote}": frozenset(out)} if out else {}
 
 
@@ -107,3 +108,12 @@ def _specifiers(folder: Path) -> frozenset[str] | None:
             if stem == "index" and prefix:
                 out.add(prefix.rstrip("/"))
     return frozenset(out)
+
+
+def _own(specifiers: set[str], document: Path) -> set[str]:
+    """Those of ``specifiers`` (relative to ``document``'s folder) that name the document
+    itself: a file does not import itself."""
+    suffix = next((x for x in _SUFFIXES if document.name.endswith(x)), "")
+    stem = str(document)[: len(str(document)) - len(suffix)]
+    own = {stem, str(document), stem + SCRIPT_TWINS.get(suffix, suffix)}
+    return {s for s in specifiers if os.path.normpath(document.parent / s) in own}

@@ -26,6 +26,7 @@ def test_the_paths_below_the_typed_folder_that_name_a_script_or_an_index(tmp_pat
     assert {"./util/format", "./util/format.ts", "./util/format.js", "./util",
             "./util/types", "./util/types.d.ts", "./lib/date", "./lib/date.js"} <= paths
     assert not any("node_modules" in p or ".cache" in p or "notes" in p for p in paths)
+    assert not {"./app", "./app.ts", "./app.js"} & paths  # the document itself
     assert "./util/types.d" not in paths  # a declaration file by its whole suffix
     below = ImportPaths().find('const f = require("../', document.parent / "util" / "format.ts", 0)
     assert "../lib/date" in below['import "']
