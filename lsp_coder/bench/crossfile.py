@@ -9,7 +9,8 @@ server. The client does the same in every run: it opens the module defining the 
 rests ``--open-pause-ms``, and asks for one inline completion after the blank line's indentation
 (``--recipe after-dot``: after the line typed up to the dot of ``module.name``; ``--recipe
 cceval``: CrossCodeEval's, after the line typed up to its first cross-file name; ``--recipe
-import``: after ``from X import`` of the statement that imports the name, its list the answer).
+import``: after ``from X import`` of the statement that imports the name, its list the answer;
+in JavaScript and TypeScript after the ``./`` of the relative path it imports from).
 Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
 found on the machine (``--languages``: ``python``, ``js`` for both, ``ts`` for TypeScript
 alone; when given, only cases in those languages are drawn, from FILES too); without FILES,

@@ -42,8 +42,9 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " after-dot: only lines that reach the name through its module"
                         " (other.name), typed up to the dot; cceval: CrossCodeEval's, the line"
                         " typed up to its first cross-file name, the rest of it the answer;"
-                        " import: Python's one-line 'from X import ...' that imports the name,"
-                        " typed up to 'import', its list the answer")
+                        " import: the one-line 'from X import ...' that imports the name,"
+                        " typed up to 'import', its list the answer (JavaScript, TypeScript:"
+                        " the import from a relative path, typed up to its ./ or ../)")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
     p.add_argument("--languages", type=_languages,
                    help="comma-separated among python (the default), js (JavaScript and"
