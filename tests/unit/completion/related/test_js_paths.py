@@ -25,15 +25,16 @@ def test_the_paths_below_the_typed_folder_that_name_a_script_or_an_index(tmp_pat
     paths = found["import '"]
     assert {"./util/format", "./util/format.ts", "./util/format.js", "./util",
             "./util/types", "./util/types.d.ts", "./lib/date", "./lib/date.js"} <= paths
-    assert not any("node_modules" in p or ".cache" in p or "notes" in p for p in paths)
+    assert not any("node_modules" in p or ".cache" in p for p in paths)
     assert not {"./app", "./app.ts", "./app.js"} & paths  # the document itself
     assert "./util/types.d" not in paths  # a declaration file by its whole suffix
-    below = ImportPaths().find('const f = require("../', document.parent / "util" / "format.ts", 0)
-    assert "../lib/date" in below['import "']
-    deep = tmp_path / "src" / "util" / "deep" / "x.ts"
-    deep.parent.mkdir()
-    climbed = ImportPaths().find("import { f } from '../", deep, 0)["import '"]
-    assert {"../format", "../../lib/date", "../../app"} <= climbed  # further up after ../
+    assert "./notes.md" in paths  # any file by its whole name (a stylesheet, a JSON file)
+    below = ImportPaths().find('const f = require("../lib/', document.parent / "util" / "x.ts",
+                               0)
+    assert below == {'import "': frozenset({"../lib/date", "../lib/date.js"})}
+    # Only ../ steps: the path may climb further, out of what was walked: no rule.
+    assert ImportPaths().find("import { f } from '../", document.parent / "util" / "x.ts",
+                              0) == {}
     assert ImportPaths().find("import { f } from './util/", document, 0)["import '"] >= {
         "./util/format"}
 
@@ -41,6 +42,8 @@ def test_the_paths_below_the_typed_folder_that_name_a_script_or_an_index(tmp_pat
 def test_no_paths_where_none_is_typed_the_folder_is_missing_or_too_large(tmp_path, monkeypatch):
     document = _workspace(tmp_path)
     paths = ImportPaths()
+    (tmp_path / "src" / "util" / "new.ts").write_text("")  # the folder's time changes
+    assert "./util/new" in paths.find("import { f } from './util/", document, 0)["import '"]
     assert paths.find("import { f } from 'react", document, 0) == {}
     assert paths.find("const x = './", document, 0) == {}  # not an import
     assert paths.find("import { f } from './nowhere/", document, 0) == {}
