@@ -96,9 +96,10 @@ class MemberRule:
         comment). An empty piece (the end of the text, a control token) ends the name being
         written."""
         text = line + (piece or "\0")
-        if self._list_cut(text, line):
+        head = self._import_head(text)
+        if self._list_cut(text, line, head):
             return False
-        for key, start, name, taken in self._names_written(text, line):
+        for key, start, name, taken in self._names_written(text, line, head):
             typed = name[: max(0, len(line) - start)]
             if not self._starts(key, typed):
                 continue  # already no member's start: not the model's to mend
@@ -109,11 +110,12 @@ class MemberRule:
                 return False
         return True
 
-    def _names_written(self, text: str, line: str
+    def _names_written(self, text: str, line: str, head: tuple[str, int] | None
                        ) -> list[tuple[str, int, str, frozenset[str]]]:
         """(key, start, name, names it may not be) of each ruled name of ``text`` that ends
         at or after the end of ``line`` (the names a piece after ``line`` touches); an import
-        list's name may not be one listed before it."""
+        list's name may not be one listed before it (``head``: the import statement ``text``
+        starts, ``_import_head``)."""
         out = []
         for match in self._access.finditer(text, max(0, len(line) - self._reach(line))):
             if match.end() >= len(line) and not _in_string_or_comment(text[: match.start()]):
@@ -123,7 +125,6 @@ class MemberRule:
             if (key in self.members and match.end() >= len(line)
                     and not _in_string_or_comment(text[: match.start()])):
                 out.append((key, match.start(2), match.group(2), frozenset()))
-        head = self._import_head(text)
         if head is not None:
             key, after = head
             taken: set[str] = set()
@@ -134,10 +135,10 @@ class MemberRule:
                 taken.add(name)
         return out
 
-    def _list_cut(self, text: str, line: str) -> bool:
+    def _list_cut(self, text: str, line: str, head: tuple[str, int] | None) -> bool:
         """Whether ``text`` goes on after an unparenthesized import list's last comma with
-        something other than a name (a line's end, a comment) where ``line`` did not."""
-        head = self._import_head(text)
+        something other than a name (a line's end, a comment) where ``line`` did not
+        (``head``: the import statement ``text`` starts, ``_import_head``)."""
         if head is None or text[head[1] :].lstrip().startswith("("):
             return False
         comma = text.rfind(",", head[1])
