@@ -196,7 +196,10 @@ class CompletionService(DocumentEvents, IdleWork, Reports):
         cc = self.config.completion
         prefix, suffix = filter_window(req.text, req.offset)
         multiline = wants_multiline(cursor_parts(prefix, suffix))
-        ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline)
+        mend = self.related.import_path_mender(req.uri, prefix[prefix.rfind("\n") + 1 :],
+                                               self.config)
+        ctx = FilterContext(prefix=prefix, suffix=suffix, multiline=multiline,
+                            mend_import_path=mend)
         early = EarlyAnswer(answer_early, req.budget_ms, start, ctx)
         query = self._query(
             req, preview=idle,

@@ -21,18 +21,13 @@ from typing import Protocol
 
 import numpy as np
 
+from ..member_keys import FROM_IMPORT, IMPORT_STRING, import_list_key, import_path_key
 from .sampling import probability
 
 CANDIDATES = 64
 """The most likely tokens looked at for one that keeps to the members."""
 
 _NAME_CHAR = re.compile(r"[\w$]")
-
-_FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import(?=[\s(]|$)")
-"""The head of a ``from X import`` statement at a line's start (its module)."""
-
-_PATH = re.compile(r"(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['\"])([^'\"\n]*)")
-"""The string of a JavaScript or TypeScript import or ``require``: its quote and its text."""
 
 _LISTED = re.compile(r"(?:^\s*\(?|,)\s*(\*|\w*)")
 """Each name listed after an import statement's head (an ``as`` alias is not one; a ``*``
@@ -61,9 +56,7 @@ class MemberRule:
     """Which next tokens keep the names written after known qualifiers to their members.
 
     Args:
-        members: qualifier (``errors``, ``pkg.mod``) -> every name it offers; or the head of
-            a Python import statement (``from pkg.mod import``) -> the names it may list; or
-            ``import '`` (the quote) -> every relative path an import's string may hold.
+        members: each key of ``member_keys`` -> every name (or path) it offers.
         line_before: the cursor line's text before the cursor, less the healing text.
     """
 
@@ -82,7 +75,7 @@ class MemberRule:
         line opens an import's parenthesized list, the whole statement so far (its line
         breaks as spaces) until the list is closed."""
         text = self.line_before + generated
-        head = _FROM_IMPORT.match(text)
+        head = FROM_IMPORT.match(text)
         if head is not None:
             listed = text[head.end() :]
             if listed.lstrip().startswith("(") and ")" not in listed:
@@ -120,8 +113,8 @@ class MemberRule:
         for match in self._access.finditer(text, max(0, len(line) - self._reach(line))):
             if match.end() >= len(line) and not _in_string_or_comment(text[: match.start()]):
                 out.append((match.group(1), match.start(2), match.group(2), frozenset()))
-        for match in _PATH.finditer(text):
-            key = f"import {match.group(1)}"
+        for match in IMPORT_STRING.finditer(text):
+            key = import_path_key(match.group(1))
             if (key in self.members and match.end() >= len(line)
                     and not _in_string_or_comment(text[: match.start()])):
                 out.append((key, match.start(2), match.group(2), frozenset()))
@@ -151,10 +144,10 @@ class MemberRule:
     def _import_head(self, line: str) -> tuple[str, int] | None:
         """The key of the import statement ``line`` starts with, and where its list starts;
         None where it starts with none whose module's names are known."""
-        match = _FROM_IMPORT.match(line)
+        match = FROM_IMPORT.match(line)
         if match is None:
             return None
-        key = f"from {match.group(1)} import"
+        key = import_list_key(match.group(1))
         return (key, match.end()) if key in self.members else None
 
     def _starts(self, key: str, prefix: str, taken: frozenset[str] = frozenset()) -> bool:
@@ -184,10 +177,10 @@ class MemberRule:
             lead = " " if not typed and not line[-1].isspace() and line[-1] != "(" else ""
             taken = frozenset(m.group(1) for m in listed[:-1])
             return self._spelled(key, lead, typed, taken)
-        path = _PATH.search(line)
+        path = IMPORT_STRING.search(line)
         if path is not None and path.end() == len(line):
             quote = path.group(1)
-            key = f"import {quote}"
+            key = import_path_key(quote)
             if key in self.members and not _in_string_or_comment(line[: path.start()]):
                 return self._spelled(key, "", path.group(2), endings=(quote, quote + ";",
                                                                        quote + ")"))

@@ -1,6 +1,7 @@
 """Known members over real stdio: after an imported name's dot the model writes a name it offers
 (a Python module, a TypeScript enum), in a Python import's list a name its module has, and in
-a TypeScript import's relative path a file that exists."""
+a TypeScript import's relative path a file that exists (one of ``../`` steps mended to the
+file of its name)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import pytest
 from lsprotocol import types
 
+from lsp_coder.completion.related.js_definitions import resolve
 from tests.lsp.helpers import end_position, inline, open_doc, start_in_folder
 
 pytestmark = pytest.mark.real_model
@@ -22,6 +24,7 @@ GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
 APP = "import geometry\n\n\ndef root(x):\n    return geometry."
 IMPORTING = "import math\n\nfrom geometry import"
 PATHED = "import { isCloud } from './"
+CLIMBING = "import { isCloud } from '../"
 WORKSPACE_PATHS = {f"{stem}{suffix}" for stem in ("authority", "client_kinds/index")
                    for suffix in ("", ".js", ".ts")} | {"client_kinds"}
 
@@ -35,9 +38,9 @@ async def _first_name(client, uri: str, text: str = APP, language: str = "python
     return re.match(r"\s*([\w.]*)", answer).group(1)
 
 
-async def _first_path(client, uri: str) -> str:
-    open_doc(client, uri, PATHED, "typescript")
-    result = await inline(client, uri, end_position(PATHED))
+async def _first_path(client, uri: str, text: str = PATHED) -> str:
+    open_doc(client, uri, text, "typescript")
+    result = await inline(client, uri, end_position(text))
     assert isinstance(result, types.InlineCompletionList) and result.items, result
     answer = result.items[0].insert_text
     assert isinstance(answer, str)
@@ -68,6 +71,13 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert listed in ("PI", "circle_area", "square_area"), listed
         pathed = await _first_path(client, (root / "paths.ts").as_uri())
         assert pathed in WORKSPACE_PATHS, pathed
+        # After ../ the model writes utils (no such file there): mended to the one utils.
+        (root / "web" / "lib").mkdir(parents=True)
+        (root / "web" / "lib" / "utils.ts").write_text("export const isCloud = 1;\n")
+        climbing = root / "web" / "app" / "paths3.ts"
+        climbed = await _first_path(client, climbing.as_uri(), CLIMBING)
+        assert resolve("../" + climbed, climbing) is not None, climbed
+        assert climbed == "lib/utils", climbed
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"known_members": False}}))
         free = await _first_name(client, (root / "app2.py").as_uri())
@@ -78,6 +88,9 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert free not in ("PI", "circle_area", "square_area"), free
         free = await _first_path(client, (root / "paths2.ts").as_uri())
         assert free not in WORKSPACE_PATHS, free  # isCloud, the name it imports
+        free = await _first_path(client, (root / "web" / "app" / "paths4.ts").as_uri(),
+                                 CLIMBING)
+        assert resolve("../" + free, climbing) is None, free  # not mended
         errors = [m for m in client.messages if m.type == types.MessageType.Error]
         assert not errors, errors
     finally:

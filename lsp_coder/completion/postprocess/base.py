@@ -14,11 +14,15 @@ class FilterContext:
         prefix: the document text before the cursor.
         suffix: the document text after the cursor.
         multiline: whether the suggestion may span several lines.
+        mend_import_path: turns an answer's first line into one whose relative import path
+            names a file, or None where it has nothing to mend (``mend_import_path``); None:
+            the cursor is in no import's path.
     """
 
     prefix: str
     suffix: str
     multiline: bool = True
+    mend_import_path: Callable[[str], str | None] | None = None
 
     @property
     def cursor_line(self) -> str:

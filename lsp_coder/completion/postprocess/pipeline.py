@@ -20,6 +20,7 @@ from lsp_coder.completion.postprocess.drop_blank import drop_blank
 from lsp_coder.completion.postprocess.drop_repetition import drop_repetition
 from lsp_coder.completion.postprocess.drop_suffix_overlap import drop_suffix_overlap
 from lsp_coder.completion.postprocess.limit_scope import limit_scope
+from lsp_coder.completion.postprocess.mend_import_path import mend_import_path
 from lsp_coder.completion.postprocess.trim_trailing_whitespace import trim_trailing_whitespace
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 PRE_CACHE: tuple[Filter, ...] = (
     trim_trailing_whitespace,
     drop_repetition,
+    mend_import_path,
 )
 """Cheap filters on the raw model output, applied before the suggestion is cached."""
 

@@ -84,6 +84,17 @@ class DefinitionFinder:
             self._script_members = ScriptMembers(max_bytes, self._allows)
         return self._script_members.find(bindings, path, files_generation, open_texts) | out
 
+    def mend_import_path(self, line_before: str, answer_line: str, path: Path,
+                         roots: tuple[Path, ...], files_generation: int) -> str | None:
+        """``answer_line`` with the relative import path it goes on with mended to the one
+        file of its name the path typed in ``line_before`` can reach, where it names no file
+        (``ImportPaths.mend``); None for a document of no JavaScript-family language or where
+        there is nothing to mend."""
+        language = tags.language_of(path.suffix)
+        if language is None or tags.FAMILY.get(language, language) != "javascript":
+            return None
+        return self._paths.mend(line_before, answer_line, path, roots, files_generation)
+
     def items(self, text: str, window: str, nearby: str, path: Path | None,
               roots: tuple[Path, ...], max_bytes: int, index: WorkspaceIndex | None,
               files_generation: int, not_used_yet: bool = False) -> list[Item]:

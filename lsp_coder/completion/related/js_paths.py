@@ -8,6 +8,9 @@ file also by its ``.js`` name, as ESM imports write it), a folder with an index 
 known whole, there is no rule at all (a path left out would be refused): a folder that holds
 too much to walk, or a typed path of only ``../`` steps (it may climb further, out of the
 workspace).
+
+An answer's path that names no file is mended instead (``ImportPaths.mend``): to the one file
+of the same name the typed path can reach, climbing ``../`` steps up to the workspace's root.
 """
 
 from __future__ import annotations
@@ -18,17 +21,21 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from .js_definitions import RESOLVE_SUFFIXES
+from ...member_keys import IMPORT_STRING, import_path_key
+from .js_definitions import RESOLVE_SUFFIXES, resolve
 
-PATH_TYPED = re.compile(r"(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['\"])(\.\.?/[^'\"]*)$")
-"""A line that ends inside a relative specifier of an import or a ``require``: its quote and
-what is typed of it."""
+PATH_TYPED = re.compile(IMPORT_STRING.pattern + "$")
+"""A line that ends inside the string of an import or a ``require``: its quote and what is
+typed of it."""
+
+RELATIVE = re.compile(r"\.\.?/")
+"""The start of a relative path."""
 
 CLIMBING = re.compile(r"(?:\.\./)+")
 """A typed folder of only ``../`` steps: the path may climb further."""
 
 ENTRIES_MAX = 4096
-"""At most this many files and folders are walked below the typed folder."""
+"""At most this many files and folders are walked below a folder."""
 
 SKIPPED = ("node_modules",)
 """Folders no relative import names (besides hidden ones)."""
@@ -42,6 +49,11 @@ FOLDERS_KEPT = 32
 _SUFFIXES = sorted(RESOLVE_SUFFIXES, key=len, reverse=True)  # ".d.ts" before ".ts"
 
 
+def relative_path_typed(line_before: str) -> bool:
+    """Whether ``line_before`` ends inside the relative path of an import or a ``require``."""
+    return _typed(line_before) is not None
+
+
 class ImportPaths:
     """The specifiers a relative import path being typed may go on to (worker thread)."""
 
@@ -53,26 +65,85 @@ class ImportPaths:
         """``import '`` (with the quote typed) -> every specifier the path typed at the end of
         ``line_before`` may become; none where the line ends in no relative path, the typed
         folder is only ``../`` steps, does not exist, or holds too much to know it all."""
-        typed = PATH_TYPED.search(line_before)
+        typed = _typed(line_before)
+        if typed is None or CLIMBING.fullmatch(typed[2]):
+            return {}
+        quote, _written, folder_written = typed
+        below = self._below(Path(os.path.normpath(document.parent / folder_written)),
+                            files_generation)
+        out = {folder_written + s for s in below or ()}
+        out -= _own(out, document)
+        return {import_path_key(quote): frozenset(out)} if out else {}
+
+    def mend(self, line_before: str, answer_line: str, document: Path,
+             roots: tuple[Path, ...], files_generation: int) -> str | None:
+        """``answer_line`` (what an answer writes after ``line_before`` on its line) with the
+        relative import path it goes on with changed to the one file of the same name the
+        typed folder can reach (its shortest spelling), where the path names no file; None
+        where it names one, where no file or several have that name, or where ``line_before``
+        ends in no relative path (or one of ``../`` steps from a document in none of
+        ``roots``)."""
+        typed = _typed(line_before)
         if typed is None:
-            return {}
-        quote, written = typed.group(1), typed.group(2)
-        folder_written = written[: written.rfind("/") + 1]
-        if CLIMBING.fullmatch(folder_written):
-            return {}
+            return None
+        quote, written, folder_written = typed
+        end = answer_line.find(quote)
+        path = answer_line if end < 0 else answer_line[:end]
+        whole = written + path
+        name = whole.rsplit("/", 1)[-1]
+        if name in ("", ".", "..") or resolve(whole, document) is not None:
+            return None
+        reach = self._reachable(folder_written, document, roots, files_generation)
+        fits = sorted((s for s in reach if s.startswith(written) and s.endswith("/" + name)),
+                      key=lambda s: (len(s), s))
+        files = {resolve(s, document) for s in fits}
+        if len(files) != 1 or None in files or _normal(document) in files:
+            return None
+        return fits[0][len(written) :] + answer_line[len(path) :]
+
+    def _reachable(self, folder_written: str, document: Path, roots: tuple[Path, ...],
+                   files_generation: int) -> set[str]:
+        """Every specifier a path typed up to ``folder_written`` can name: below that folder;
+        where it is only ``../`` steps, also below each folder above it up to the innermost
+        of ``roots`` it is in (by as many more steps); none where a folder is too large."""
         folder = Path(os.path.normpath(document.parent / folder_written))
+        if not CLIMBING.fullmatch(folder_written):
+            return {folder_written + s for s in self._below(folder, files_generation) or ()}
+        inside = [r for r in map(_normal, roots) if folder.is_relative_to(r)]
+        if not inside:
+            return set()
+        depth = len(folder.relative_to(max(inside, key=lambda r: len(r.parts))).parts)
+        out: set[str] = set()
+        for up in range(depth + 1):
+            below = self._below(folder.parents[up - 1] if up else folder, files_generation)
+            if below is None:
+                return set()
+            out.update(folder_written + "../" * up + s for s in below)
+        return out
+
+    def _below(self, folder: Path, files_generation: int) -> frozenset[str] | None:
+        """``_specifiers(folder)``, remembered by the folder's time and ``files_generation``."""
         try:
             key = (folder, folder.stat().st_mtime_ns, files_generation)
         except OSError:
-            return {}
+            return None
         if key not in self._walked:
             self._walked[key] = _specifiers(folder)
-        below = self._walked[key]
-        if not below:
-            return {}
-        out = {folder_written + s for s in below}
-        out -= _own(out, document)
-        return {f"import {quote}": frozenset(out)} if out else {}
+        return self._walked[key]
+
+
+def _typed(line_before: str) -> tuple[str, str, str] | None:
+    """The quote, the path typed and its folder (up to its last ``/``) where ``line_before``
+    ends inside a relative import path."""
+    typed = PATH_TYPED.search(line_before)
+    if typed is None or not RELATIVE.match(typed.group(2)):
+        return None
+    written = typed.group(2)
+    return typed.group(1), written, written[: written.rfind("/") + 1]
+
+
+def _normal(path: Path) -> Path:
+    return Path(os.path.normpath(path))
 
 
 def _specifiers(folder: Path) -> frozenset[str] | None:

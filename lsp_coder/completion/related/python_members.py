@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
+from ...member_keys import FROM_IMPORT, import_list_key
 from .python_defs import find_module, search_roots
 from .python_render import Imported
 from .text import FileReads
@@ -36,9 +37,6 @@ MODULE_DUNDERS = frozenset({
     "__path__", "__all__", "__builtins__", "__cached__", "__annotations__", "__class__",
 })
 """Names every module (or package) has without binding them."""
-
-_FROM_IMPORT = re.compile(r"\s*from\s+((\.*)([\w.]*))\s+import(?=[\s(]|$)")
-"""A line that starts a ``from X import`` statement: X as written, its dots, its module."""
 
 _MODULE_PATH = re.compile(r"\s*(?:from|import)\s+([A-Za-z_][\w.]*)\.\w*$")
 """A line that ends in a module's dotted path being written (``from pkg.sub.``): the
@@ -155,7 +153,7 @@ class ModuleMembers:
         cursor line before the cursor) starts ``from X import``: also ``from X import`` ->
         the names of ``X``, the names that list may hold; where it ends in a module's path
         (``import pkg.sub.``): also ``pkg.sub`` -> the package's submodules."""
-        head = _FROM_IMPORT.match(line_before)
+        head = FROM_IMPORT.match(line_before)
         listed = (head.group(1), len(head.group(2)), head.group(3)) if head else None
         typed = _MODULE_PATH.match(line_before)
         package = typed.group(1) if typed else None
@@ -193,7 +191,7 @@ class ModuleMembers:
             written, level, module = listed
             found = self._module(module, level, base, search, path)
             if found is not None:
-                out[f"from {written} import"] = found
+                out[import_list_key(written)] = found
         if package is not None and package not in out:
             file = find_module(package, 0, base, search)
             if file is not None and file.name == "__init__.py":

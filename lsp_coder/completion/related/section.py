@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 from cachetools import LRUCache
@@ -26,6 +27,7 @@ from .definitions import DefinitionFinder
 from .exclusion import Exclusion
 from .index_pool import HeldIndex, IndexPool
 from .items import Item, fit_items, kept_stable
+from .js_paths import relative_path_typed
 from .pinned import pinned_entries, pinned_tokens
 from .section_text import Section, place, rendered
 from .text import uri_to_path
@@ -284,6 +286,25 @@ class RelatedContext:
             lambda: self._definitions.members(text, lines_above(text, offset),
                                               uri_to_path(uri), roots, cc.max_file_bytes,
                                               files_generation, open_texts), {})
+
+    def import_path_mender(self, uri: str, line_before: str, config: Config
+                           ) -> Callable[[str], str | None] | None:
+        """What mends an answer's first line where the cursor line (``line_before``) ends in
+        the relative path of an import (``DefinitionFinder.mend_import_path``, bounded as
+        reading other files is); None where it ends in none or ``context.known_members`` is
+        off."""
+        path = uri_to_path(uri)
+        if not config.context.known_members or path is None or (
+                not relative_path_typed(line_before)):
+            return None
+        with self._lock:
+            roots, files_generation = self._roots, self._files_generation
+
+        def mend(answer_line: str) -> str | None:
+            return self._bounded_section.run(
+                lambda: self._definitions.mend_import_path(line_before, answer_line, path,
+                                                           roots, files_generation), None)
+        return mend
 
     # -- the section the cache holds (worker) ---------------------------------------------------
 

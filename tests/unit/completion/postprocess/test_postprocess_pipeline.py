@@ -11,6 +11,7 @@ from lsp_coder.completion.postprocess.drop_blank import drop_blank
 from lsp_coder.completion.postprocess.drop_repetition import drop_repetition
 from lsp_coder.completion.postprocess.drop_suffix_overlap import drop_suffix_overlap
 from lsp_coder.completion.postprocess.limit_scope import limit_scope
+from lsp_coder.completion.postprocess.mend_import_path import mend_import_path
 from lsp_coder.completion.postprocess.trim_trailing_whitespace import trim_trailing_whitespace
 from tests.unit.completion.postprocess.markers import parse_marked
 
@@ -30,7 +31,7 @@ def _shout(text: str, ctx: FilterContext) -> str:
 
 
 def test_order() -> None:
-    assert PRE_CACHE == (trim_trailing_whitespace, drop_repetition)
+    assert PRE_CACHE == (trim_trailing_whitespace, drop_repetition, mend_import_path)
     assert POST_CACHE == (limit_scope, drop_suffix_overlap, trim_trailing_whitespace, drop_blank,
                           closer_line)
 

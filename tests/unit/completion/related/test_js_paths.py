@@ -49,3 +49,45 @@ def test_no_paths_where_none_is_typed_the_folder_is_missing_or_too_large(tmp_pat
     assert paths.find("import { f } from './nowhere/", document, 0) == {}
     monkeypatch.setattr(js_paths, "ENTRIES_MAX", 3)
     assert ImportPaths().find("import { f } from './", document, 0) == {}
+
+
+def _deeper(root: Path) -> Path:
+    _workspace(root)
+    for name in ("src/error/NetworkError.ts", "src/net/client/index.ts", "tools/build.js"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    (root / "src" / "util" / "x.ts").write_text("")
+    return root / "src" / "util" / "x.ts"
+
+
+def test_a_path_that_names_no_file_is_mended_to_the_one_file_of_its_name(tmp_path):
+    document = _deeper(tmp_path)
+    paths, roots = ImportPaths(), (tmp_path,)
+    typed = "import { NetworkError } from '../"
+    assert paths.mend(typed, "network/NetworkError.js';", document, roots, 0) == (
+        "error/NetworkError.js';")
+    assert paths.mend(typed, "errors/NetworkError", document, roots, 0) == "error/NetworkError"
+    assert paths.mend(typed, "lib/build.js'", document, roots, 0) == "../tools/build.js'"
+    assert paths.mend(typed, "x/client'", document, roots, 0) == "net/client'"  # an index
+    assert paths.mend(typed, "error/NetworkError.js';", document, roots, 0) is None  # a file
+    assert paths.mend(typed, "lib/Missing.js';", document, roots, 0) is None  # no such name
+    assert paths.mend(typed, "a/index.ts';", document, roots, 0) is None  # two of that name
+    assert paths.mend(typed, "y/x.ts'", document, roots, 0) is None  # the document itself
+    assert paths.mend(typed, "zz/NetworkError.js'", document, (), 0) is None  # no root
+    # Typed below a folder: only files below it; what is typed is kept.
+    assert paths.mend("import { f } from './util/fo", "rm/format.js'",
+                      document.parent.parent / "app.ts", roots, 0) == "rmat.js'"
+    assert paths.mend("import { f } from './util/t", "ools/build.js'",
+                      document.parent.parent / "app.ts", roots, 0) is None
+    assert paths.mend("import { f } from './", "date.js'", document.parent.parent / "app.ts",
+                      roots, 0) == "lib/date.js'"
+    assert paths.mend("const a = '../", "x/NetworkError.js'", document, roots, 0) is None
+
+
+
+def test_no_mending_where_a_folder_up_to_the_root_is_too_large(tmp_path, monkeypatch):
+    document = _deeper(tmp_path)
+    typed, answer = "import { NetworkError } from '../", "network/NetworkError.js';"
+    monkeypatch.setattr(js_paths, "ENTRIES_MAX", 14)  # src/ holds 14 entries, the root 17
+    assert ImportPaths().mend(typed, answer, document, (tmp_path / "src",), 0)
+    assert ImportPaths().mend(typed, answer, document, (tmp_path,), 0) is None
