@@ -78,7 +78,8 @@ def _distinct(raws: list[dict[str, Any]], names: list[str] | None = None
     kept: list[tuple[dict[str, Any], int]] = []
     seen, again = set(), 0
     for raw in raws:
-        runs = [raw["answers"][name] for name in (raw["answers"] if names is None else names)]
+        answers = raw.get("answers", {})  # a list of cases made by hand has none
+        runs = [answers[name] for name in (answers if names is None else names)]
         finished = min((len(run) for run in runs), default=len(raw["cases"]))
         for i, case in enumerate(raw["cases"][:finished]):
             key = _key(case)

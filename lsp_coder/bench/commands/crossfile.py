@@ -28,7 +28,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " its --alone again): compares a change without drawing or filtering"
                         " anew; several (other seeds): their cases in turn, a case drawn again"
                         " once, as --summarize pools them (the first one's seed draws the"
-                        " tabs)")
+                        " tabs); a JSON of cases without answers (made by hand) gives all of"
+                        " them; FILES go before this option")
     p.add_argument("--resume", type=Path, default=None, metavar="JSON",
                    help="go on with a stopped run: the cases its crossfile.json finished keep"
                         " their answers, the rest are asked (its packages, seed, --recipe and"

@@ -289,6 +289,9 @@ def test_several_earlier_runs_give_their_finished_cases_once_each():
     assert (raw["seed"], raw["recipe"], raw["first_use"], raw["filter"]) == (
         3, "cceval", False, "3 of 5 asked")
     assert earlier_cases([seed4])["cases"] == seed4["cases"]
+    # a list of cases written by hand (no runs): all of them
+    listed = {k: v for k, v in seed4.items() if k != "answers"}
+    assert earlier_cases([listed])["cases"] == seed4["cases"]
     # an old JSON that records no recipe or seed: the defaults apply (how_drawn: blank lines)
     unrecorded = {k: v for k, v in seed4.items() if k not in ("recipe", "seed")}
     assert "recipe" not in earlier_cases([unrecorded]) and "seed" not in earlier_cases(
