@@ -237,4 +237,3 @@ def test_the_spellings_of_a_path_go_on_to_a_file_and_end_with_its_quote():
     assert {"u", "util", "lib/date"} <= set(rule.spellings("import { x } from './"))
     assert {"'", "';", "/format"} <= set(rule.spellings("import { x } from './util"))
     assert rule.spellings("import { x } from './util/format';") == []  # closed
-
