@@ -246,8 +246,8 @@ _IMPORT_LIST = re.compile(r"^([ \t]*from[ \t]+[\w.]+[ \t]+import)([ \t]+[\w ,\t]
 
 
 _IMPORT_PATH = re.compile(
-    r"^([ \t]*import\b([^'\"\n]*)\bfrom[ \t]*['\"](?:\.\./)+|[ \t]*import\b([^'\"\n]*)"
-    r"\bfrom[ \t]*['\"]\./)([^'\"\n]+['\"][ \t;]*)$", re.M)
+    r"^([ \t]*import\b([^'\"\n]*)\bfrom[ \t]*['\"](?:(?:\.\./)+|\./))([^'\"\n]+['\"][ \t;]*)$",
+    re.M)
 """A one-line JavaScript or TypeScript import from a relative path: the line up to its
 leading ``./`` or ``../`` segments, what it binds, the rest of the path and the line."""
 
@@ -265,11 +265,11 @@ def import_list(case: CrossCase) -> CrossCase | None:
         if case.name in bound:
             found = match.end(1), match.end(), match.group(2)
             break
-    for match in _IMPORT_PATH.finditer(whole):
-        bound_text = match.group(2) or match.group(3) or ""
-        if found is None and re.search(rf"(?<![\w$]){re.escape(case.name)}(?![\w$])",
-                                       bound_text):
-            found = match.end(1), match.end(), match.group(4).rstrip()
+    if found is None:
+        for match in _IMPORT_PATH.finditer(whole):
+            if re.search(rf"(?<![\w$]){re.escape(case.name)}(?![\w$])", match.group(2)):
+                found = match.end(1), match.end(), match.group(3).rstrip()
+                break
     if found is None:
         return None
     cursor, end, expected = found

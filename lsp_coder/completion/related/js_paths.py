@@ -69,9 +69,7 @@ class ImportPaths:
         if typed is None or CLIMBING.fullmatch(typed[2]):
             return {}
         quote, _written, folder_written = typed
-        below = self._below(Path(os.path.normpath(document.parent / folder_written)),
-                            files_generation)
-        out = {folder_written + s for s in below or ()}
+        out = self._reachable(folder_written, document, (), files_generation)
         out -= _own(out, document)
         return {import_path_key(quote): frozenset(out)} if out else {}
 
