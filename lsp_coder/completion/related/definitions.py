@@ -75,7 +75,7 @@ class DefinitionFinder:
                                       files_generation, open_texts,
                                       window.rsplit("\n", 1)[-1])
         out: dict[str, frozenset[str]] = {}
-        if tags.FAMILY.get(language, language) == "javascript":
+        if tags.family(language) == "javascript":
             out |= self._paths.find(window.rsplit("\n", 1)[-1], path, files_generation)
         bindings = js_imports.imports(language, text[:IMPORT_SCAN_CHARS]).bindings
         if not bindings:
@@ -91,7 +91,7 @@ class DefinitionFinder:
         (``ImportPaths.mend``); None for a document of no JavaScript-family language or where
         there is nothing to mend."""
         language = tags.language_of(path.suffix)
-        if language is None or tags.FAMILY.get(language, language) != "javascript":
+        if language is None or tags.family(language) != "javascript":
             return None
         return self._paths.mend(line_before, answer_line, path, roots, files_generation)
 
@@ -187,11 +187,11 @@ def _indexed(index: WorkspaceIndex, name: str, path: Path | None, language: str,
              roots: tuple[Path, ...], allows: Callable[[Path], bool]) -> Item | None:
     """The definition of ``name`` in another workspace file of the same language family,
     the one nearest ``path`` when several files define it."""
-    family = tags.FAMILY.get(language, language)
+    family = tags.family(language)
     candidates = []
     for file, tag, file_tags in index.lookup(name):
         other = tags.language_of(file.suffix)
-        if (file == path or other is None or tags.FAMILY.get(other, other) != family
+        if (file == path or other is None or tags.family(other) != family
                 or not allows(file)):
             continue
         shared = len(_common_parts(file, path)) if path is not None else 0

@@ -53,7 +53,7 @@ class NeighbourFiles:
         language = tags.language_of(path.suffix)
         if language is None or not _inside(path, roots):
             return []
-        family = tags.FAMILY.get(language, language)
+        family = tags.family(language)
         wanted: list[Path] = []
         if language == "python":
             wanted += _imported_files(path, head, roots)
@@ -112,7 +112,7 @@ def _folder_files(path: Path, family: str) -> list[Path]:
                 if i >= FOLDER_SCAN_MAX:
                     break
                 language = tags.language_of(Path(entry.name).suffix)
-                if language is None or tags.FAMILY.get(language, language) != family:
+                if language is None or tags.family(language) != family:
                     continue
                 if entry.is_file(follow_symlinks=False):
                     found.append(Path(entry.path))

@@ -47,6 +47,11 @@ SUFFIXES = {
 FAMILY = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
 """Languages whose files may define what another's use (a .ts file imports from .js)."""
 
+
+def family(language: str) -> str:
+    """The family of ``language`` in ``FAMILY`` (the language itself where it has none)."""
+    return FAMILY.get(language, language)
+
 SMALL_DEFINITION_LINES = 12
 """A definition this short is shown whole (a struct's fields, a short function)."""
 
