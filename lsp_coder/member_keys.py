@@ -7,6 +7,8 @@ names written after it to them.
   names its list may hold.
 - ``import '`` or ``import "`` (the quote typed, ``import_path_key``): every relative path the
   string of a JavaScript or TypeScript import or ``require`` may hold.
+- The package a relative Python import names so far (``from .``, ``from ..sub.``,
+  ``relative_module_key``): the modules and packages that may come next in its path.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ IMPORT_STRING = re.compile(r"(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['\"])([^'\"
 """The string of a JavaScript or TypeScript import or ``require``: its quote and its text."""
 
 
+RELATIVE_FROM = re.compile(r"\s*from\s+(\.+)([\w.]*)")
+"""The path of a relative ``from`` import at a line's start: its leading dots, the rest."""
+
+
 def import_list_key(written: str) -> str:
     """The key of the names a ``from written import`` list may hold."""
     return f"from {written} import"
@@ -29,3 +35,24 @@ def import_list_key(written: str) -> str:
 def import_path_key(quote: str) -> str:
     """The key of the paths an import string opened by ``quote`` may hold."""
     return f"import {quote}"
+
+
+def relative_module_key(package: str) -> str:
+    """The key of what may come next in the path of ``from package`` (``.``, ``..sub.``)."""
+    return f"from {package}"
+
+
+def relative_module_names(line: str) -> list[tuple[str, int, str]]:
+    """(package, start, name) of each name in the path of the relative ``from`` import
+    ``line`` starts with, ``package`` the path before it (``from ..sub.mod`` gives ``..`` with
+    ``sub`` and ``..sub.`` with ``mod``; a name still empty is one too); none where ``line``
+    starts with no such import."""
+    match = RELATIVE_FROM.match(line)
+    if match is None:
+        return []
+    out = []
+    start = match.start(2)
+    for name in match.group(2).split("."):
+        out.append((line[match.start(1) : start], start, name))
+        start += len(name) + 1
+    return out

@@ -10,7 +10,8 @@ rests ``--open-pause-ms``, and asks for one inline completion after the blank li
 (``--recipe after-dot``: after the line typed up to the dot of ``module.name``; ``--recipe
 cceval``: CrossCodeEval's, after the line typed up to its first cross-file name; ``--recipe
 import``: after ``from X import`` of the statement that imports the name, its list the answer;
-in JavaScript and TypeScript after the ``./`` of the relative path it imports from).
+in JavaScript and TypeScript after the ``./`` of the relative path it imports from; ``--recipe
+import-path``: the same, but in Python only a relative ``from .X import``, after its dots).
 Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
 found on the machine (``--languages``: ``python``, ``js`` for both, ``ts`` for TypeScript
 alone; when given, only cases in those languages are drawn, from FILES too); without FILES,
@@ -87,8 +88,9 @@ async def run_crossfile(args: argparse.Namespace, base: dict[str, Any]) -> dict[
         pool = [typed for c in pool if (typed := after_module_dot(c)) is not None]
     elif recipe == "cceval":
         pool = [before_name(c) for c in pool]
-    elif recipe == "import":
-        lists = {(i.path, i.line): i for c in pool if (i := import_list(c)) is not None}
+    elif recipe in ("import", "import-path"):
+        lists = {(i.path, i.line): i for c in pool
+                 if (i := import_list(c, recipe == "import-path")) is not None}
         pool = list(lists.values())  # a statement that imports several names: one case
     count = 30 if args.cases is None else args.cases
     seed = (earlier or done or {}).get("seed", args.seed)

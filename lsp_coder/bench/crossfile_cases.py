@@ -245,6 +245,10 @@ _IMPORT_LIST = re.compile(r"^([ \t]*from[ \t]+[\w.]+[ \t]+import)([ \t]+[\w ,\t]
 """A one-line ``from X import a, b as c`` statement: its head and its list."""
 
 
+_RELATIVE_FROM = re.compile(r"[ \t]*from[ \t]+\.+")
+"""A relative ``from`` import's head up to its leading dots."""
+
+
 _IMPORT_PATH = re.compile(
     r"^([ \t]*import\b([^'\"\n]*)\bfrom[ \t]*['\"](?:(?:\.\./)+|\./))([^'\"\n]+['\"][ \t;]*)$",
     re.M)
@@ -252,19 +256,26 @@ _IMPORT_PATH = re.compile(
 leading ``./`` or ``../`` segments, what it binds, the rest of the path and the line."""
 
 
-def import_list(case: CrossCase) -> CrossCase | None:
+def import_list(case: CrossCase, path: bool = False) -> CrossCase | None:
     """The one-line ``from X import ...`` statement of ``case``'s file that binds its name,
     typed up to ``import``, the cursor there and the list the answer (the file as it was,
-    its use of the name below); in JavaScript and TypeScript the import from a relative
-    path that binds it, typed up to its leading ``./`` or ``../`` segments, the rest of the
-    path the answer. None for a file with no such line (a parenthesized list, a package)."""
+    its use of the name below); with ``path``, only a relative one (``from .mod import``),
+    typed up to its leading dots, the rest of the line the answer. In JavaScript and
+    TypeScript the import from a relative path that binds it, typed up to its leading ``./``
+    or ``../`` segments, the rest of the path the answer. None for a file with no such line
+    (a parenthesized list, a package)."""
     whole = case.text[: case.offset] + case.expected + case.text[case.offset :]
     found = None
     for match in _IMPORT_LIST.finditer(whole):
         bound = {part.split(" as ")[-1].strip() for part in match.group(2).split(",")}
-        if case.name in bound:
+        if case.name not in bound:
+            continue
+        if not path:
             found = match.end(1), match.end(), match.group(2)
-            break
+        elif (dots := _RELATIVE_FROM.match(match.group(1))) is not None:
+            cursor = match.start() + dots.end()
+            found = cursor, match.end(), whole[cursor : match.end()]
+        break
     if found is None:
         for match in _IMPORT_PATH.finditer(whole):
             if re.search(rf"(?<![\w$]){re.escape(case.name)}(?![\w$])", match.group(2)):

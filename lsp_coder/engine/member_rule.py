@@ -7,9 +7,10 @@ would spell a name no member starts with, or end a name that is no member, gives
 model's best pick among the ``CANDIDATES`` most likely tokens and the tokens that spell the
 start of a member's name from there (the constraint is dropped for that step when none keeps
 to them): the idea of monitor-guided decoding. A key that is the head of a Python import
-statement (``from pkg.mod import``) rules the names listed after it the same way, and the key
-``import '`` (or with ``"``) the relative path in the string of a JavaScript or TypeScript
-import or ``require``.
+statement (``from pkg.mod import``) rules the names listed after it the same way, a relative
+import's package (``from ..sub``) the next name of its path, and the key ``import '`` (or
+with ``"``) the relative path in the string of a JavaScript or TypeScript import or
+``require``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from typing import Protocol
 
 import numpy as np
 
-from ..member_keys import FROM_IMPORT, IMPORT_STRING, import_list_key, import_path_key
+from ..member_keys import (
+    FROM_IMPORT,
+    IMPORT_STRING,
+    import_list_key,
+    import_path_key,
+    relative_module_key,
+    relative_module_names,
+)
 from .sampling import probability
 
 CANDIDATES = 64
@@ -90,7 +98,7 @@ class MemberRule:
         written."""
         text = line + (piece or "\0")
         head = self._import_head(text)
-        if self._list_cut(text, line, head):
+        if self._list_cut(text, line, head) or self._path_cut(text, line):
             return False
         for key, start, name, taken in self._names_written(text, line, head):
             typed = name[: max(0, len(line) - start)]
@@ -118,6 +126,10 @@ class MemberRule:
             if (key in self.members and match.end() >= len(line)
                     and not _in_string_or_comment(text[: match.start()])):
                 out.append((key, match.start(2), match.group(2), frozenset()))
+        for package, start, name in relative_module_names(text):
+            key = relative_module_key(package)
+            if key in self.members and name and start + len(name) >= len(line):
+                out.append((key, start, name, frozenset()))  # an empty one rules nothing
         if head is not None:
             key, after = head
             taken: set[str] = set()
@@ -140,6 +152,21 @@ class MemberRule:
         rest = text[comma + 1 :].lstrip(" \t")
         at = len(text) - len(rest)
         return at >= len(line) and rest != "" and not (rest[0].isalnum() or rest[0] in "_\\")
+
+    def _path_cut(self, text: str, line: str) -> bool:
+        """Whether ``text`` goes on after the path of a relative import with something no
+        path is followed by (``from ./x``, ``from .../x``), where ``line`` did not (a space, a
+        line continuation or the end may follow it); only where the path is one whose start
+        is known (the document's)."""
+        names = relative_module_names(text)
+        if not names:
+            return False
+        dots = names[0][0]
+        starts = [dots[:n] for n in range(1, len(dots) + 1)] + [p for p, _, _ in names]
+        if not any(relative_module_key(p) in self.members for p in starts):
+            return False
+        end = names[-1][1] + len(names[-1][2])
+        return len(line) <= end < len(text) and text[end] not in " \t\\\0"
 
     def _import_head(self, line: str) -> tuple[str, int] | None:
         """The key of the import statement ``line`` starts with, and where its list starts;
@@ -177,6 +204,12 @@ class MemberRule:
             lead = " " if not typed and not line[-1].isspace() and line[-1] != "(" else ""
             taken = frozenset(m.group(1) for m in listed[:-1])
             return self._spelled(key, lead, typed, taken)
+        relative = relative_module_names(line)
+        if relative:
+            package, start, typed = relative[-1]
+            key = relative_module_key(package)
+            if key in self.members and start + len(typed) == len(line):
+                return self._spelled(key, "", typed)
         path = IMPORT_STRING.search(line)
         if path is not None and path.end() == len(line):
             quote = path.group(1)

@@ -1,7 +1,8 @@
 """Known members over real stdio: after an imported name's dot the model writes a name it offers
 (a Python module, a TypeScript enum), in a Python import's list a name its module has, and in
 a TypeScript import's relative path a file that exists (one of ``../`` steps mended to the
-file of its name)."""
+file of its name), and after a relative Python ``from .`` a module of the package and names
+it has."""
 
 from __future__ import annotations
 
@@ -23,8 +24,11 @@ GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
             "def square_area(s):\n    return s * s\n")
 APP = "import geometry\n\n\ndef root(x):\n    return geometry."
 IMPORTING = "import math\n\nfrom geometry import"
+RELATIVE = "import math\n\nfrom .models import User\nfrom ."
 PATHED = "import { isCloud } from './"
 CLIMBING = "import { isCloud } from '../"
+SHAPES_NAMES = {"", "geometry", "models", "User", "PI", "circle_area", "square_area"}
+"""The names of the package ``shapes`` and of its modules (its path's and its lists')."""
 WORKSPACE_PATHS = {f"{stem}{suffix}" for stem in ("authority", "client_kinds/index")
                    for suffix in ("", ".js", ".ts")} | {"client_kinds"}
 
@@ -36,6 +40,21 @@ async def _first_name(client, uri: str, text: str = APP, language: str = "python
     answer = result.items[0].insert_text
     assert isinstance(answer, str)
     return re.match(r"\s*([\w.]*)", answer).group(1)
+
+
+async def _first_line(client, uri: str, text: str) -> str:
+    open_doc(client, uri, text, "python")
+    result = await inline(client, uri, end_position(text))
+    assert isinstance(result, types.InlineCompletionList) and result.items, result
+    answer = result.items[0].insert_text
+    assert isinstance(answer, str)
+    return answer.split("\n")[0]
+
+
+def _relative_import(line: str) -> set[str]:
+    """The module after ``from .`` and the names listed after ``import`` in ``line``."""
+    module, _, listed = line.partition(" import")
+    return {module.strip()} | {name.strip() for name in listed.split(",")}
 
 
 async def _first_path(client, uri: str, text: str = PATHED) -> str:
@@ -52,6 +71,10 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
     root = tmp_path / "proj"
     root.mkdir()
     (root / "geometry.py").write_text(GEOMETRY)
+    (root / "shapes").mkdir()
+    (root / "shapes" / "__init__.py").write_text("")
+    (root / "shapes" / "geometry.py").write_text(GEOMETRY)
+    (root / "shapes" / "models.py").write_text("class User:\n    pass\n")
     (root / "authority.ts").write_text(AUTHORITY)
     (root / "client_kinds").mkdir()
     (root / "client_kinds" / "index.ts").write_text("export const KINDS = 2;\n")
@@ -78,6 +101,8 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         climbed = await _first_path(client, climbing.as_uri(), CLIMBING)
         assert resolve("../" + climbed, climbing) is not None, climbed
         assert climbed == "lib/utils", climbed
+        ruled_line = await _first_line(client, (root / "shapes" / "area.py").as_uri(), RELATIVE)
+        assert _relative_import(ruled_line) <= SHAPES_NAMES, ruled_line
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"known_members": False}}))
         free = await _first_name(client, (root / "app2.py").as_uri())
@@ -91,6 +116,8 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         free = await _first_path(client, (root / "web" / "app" / "paths4.ts").as_uri(),
                                  CLIMBING)
         assert resolve("../" + free, climbing) is None, free  # not mended
+        free = await _first_line(client, (root / "shapes" / "area2.py").as_uri(), RELATIVE)
+        assert not _relative_import(free) <= SHAPES_NAMES, free  # serializers, UserSerializer
         errors = [m for m in client.messages if m.type == types.MessageType.Error]
         assert not errors, errors
     finally:

@@ -37,7 +37,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
-    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval", "import"), default=None,
+    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval", "import",
+                                                 "import-path"), default=None,
                    help="blank: the line blanked, the cursor after its indentation (default;"
                         " with --cases-from, that run's recipe);"
                         " after-dot: only lines that reach the name through its module"
@@ -45,7 +46,10 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " typed up to its first cross-file name, the rest of it the answer;"
                         " import: the one-line 'from X import ...' that imports the name,"
                         " typed up to 'import', its list the answer (JavaScript, TypeScript:"
-                        " the import from a relative path, typed up to its ./ or ../)")
+                        " the import from a relative path, typed up to its ./ or ../);"
+                        " import-path: in Python only a relative 'from .mod import ...',"
+                        " typed up to its dots, the rest of the line the answer (JavaScript,"
+                        " TypeScript: as import)")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
     p.add_argument("--languages", type=_languages,
                    help="comma-separated among python (the default), js (JavaScript and"

@@ -6,7 +6,9 @@ its top level (a definition, an assignment, an import, in any branch of an ``if`
 A module whose names cannot all be known from its text (``from x import *``, a module
 ``__getattr__``, ``globals()``, ``sys.modules``, ``exec``) offers none: no rule is made for
 it. On a line that starts ``from X import``, X's names are those the list may hold; on one
-that ends in a package's dotted path (``from pkg.``), its submodules come after the dot.
+that ends in a package's dotted path (``from pkg.``, or relative: ``from .``, ``from ..sub.``),
+its submodules come after the dot (and after ``from .`` alone, ``from . import``'s list holds
+the package's names).
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
 from pathlib import Path
 
 from cachetools import LRUCache
 
-from ...member_keys import FROM_IMPORT, import_list_key
+from ...member_keys import (
+    FROM_IMPORT,
+    import_list_key,
+    relative_module_key,
+    relative_module_names,
+)
 from .python_defs import find_module, search_roots
 from .python_render import Imported
 from .text import FileReads
@@ -41,6 +49,13 @@ MODULE_DUNDERS = frozenset({
 _MODULE_PATH = re.compile(r"\s*(?:from|import)\s+([A-Za-z_][\w.]*)\.\w*$")
 """A line that ends in a module's dotted path being written (``from pkg.sub.``): the
 package before its last dot."""
+
+LEVELS_AHEAD = 1
+"""After ``from .`` typed, the paths one package further up are known too (the model may
+write another dot)."""
+
+FOLDER_ENTRIES = 4096
+"""A package folder with more entries than this offers no submodules (none can be ruled out)."""
 
 OPEN_WORLD = (b"globals()", b"locals()", b"vars()", b"sys.modules[", b"setattr(sys.modules",
               b"exec(")
@@ -115,12 +130,15 @@ def _bound(node: ast.stmt) -> Iterator[str]:
             yield handler.name
 
 
-def submodules(package: Path) -> frozenset[str]:
-    """The names of the modules and packages in the folder of ``package`` (``__init__.py``)."""
+def submodules(folder: Path) -> frozenset[str] | None:
+    """The names of the modules and packages in ``folder``; None where it cannot be read or
+    holds more than ``FOLDER_ENTRIES`` entries."""
     try:
-        entries = list(package.parent.iterdir())
+        entries = list(islice(folder.iterdir(), FOLDER_ENTRIES + 1))
     except OSError:
-        return frozenset()
+        return None
+    if len(entries) > FOLDER_ENTRIES:
+        return None
     out = {e.stem for e in entries if e.suffix == ".py" and e.stem.isidentifier()}
     out |= {e.name for e in entries
             if e.is_dir() and e.name.isidentifier() and e.name != "__pycache__"}
@@ -152,15 +170,19 @@ class ModuleMembers:
         binds (none when that text's names cannot all be known). Where ``line_before`` (the
         cursor line before the cursor) starts ``from X import``: also ``from X import`` ->
         the names of ``X``, the names that list may hold; where it ends in a module's path
-        (``import pkg.sub.``): also ``pkg.sub`` -> the package's submodules."""
+        (``import pkg.sub.``): also ``pkg.sub`` -> the package's submodules; in a relative
+        one (``from ..sub.``): its key (``relative_module_key``) -> the package's submodules
+        (and after dots alone, ``from .. import`` -> the package's names)."""
         head = FROM_IMPORT.match(line_before)
         listed = (head.group(1), len(head.group(2)), head.group(3)) if head else None
         typed = _MODULE_PATH.match(line_before)
         package = typed.group(1) if typed else None
-        key = (path, roots, files_generation, frozenset(imported.items()), listed, package)
+        relative = _relative_package(line_before)
+        key = (path, roots, files_generation, frozenset(imported.items()), listed, package,
+               relative)
         found = self._found.get(key)
         if found is None:
-            found = self._find(imported, path, roots, listed, package)
+            found = self._find(imported, path, roots, listed, package, relative)
             self._found[key] = found
         out: dict[str, frozenset[str]] = {}
         for local, (file, names) in found.items():
@@ -175,7 +197,8 @@ class ModuleMembers:
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
               roots: tuple[Path, ...], listed: tuple[str, int, str] | None,
-              package: str | None) -> dict[str, tuple[Path | None, frozenset[str]]]:
+              package: str | None, relative: str | None
+              ) -> dict[str, tuple[Path | None, frozenset[str]]]:
         """``find``'s names by key, each with the file whose unsaved text adds to them (None:
         a package's submodules, which no text adds to)."""
         search = search_roots(path, roots)
@@ -195,7 +218,41 @@ class ModuleMembers:
         if package is not None and package not in out:
             file = find_module(package, 0, base, search)
             if file is not None and file.name == "__init__.py":
-                out[package] = (None, submodules(file))
+                names = submodules(file.parent)
+                if names is not None:
+                    out[package] = (None, names)
+        if relative is not None and path is not None:
+            ahead = LEVELS_AHEAD if not relative.strip(".") else 0  # ``from .`` then ``.``
+            for more in range(ahead + 1):
+                out |= self._relative("." * more + relative, path, search)
+        return out
+
+    def _relative(self, package: str, path: Path, search: tuple[Path, ...]
+                  ) -> dict[str, tuple[Path | None, frozenset[str]]]:
+        """What may come after ``from package`` (``..sub.``) in the document ``path``: the
+        package folder's modules and packages, if it is the document's folder or a package
+        (with its ``__init__.py``) below one of ``search``, and
+        the names of each one's ``from ..sub.mod import`` list (the first
+        ``MODULES_LOOKED_UP`` by name); after dots alone also those of ``from .. import``."""
+        level = len(package) - len(package.lstrip("."))
+        folder = path.parent
+        for _ in range(level - 1):
+            folder = folder.parent
+        folder = folder.joinpath(*package[level:].split(".")[:-1])
+        if folder != path.parent and not (folder / "__init__.py").is_file():
+            return {}  # above the top package: no module to import there
+        if not folder.is_dir() or not any(folder.is_relative_to(r) for r in search):
+            return {}
+        names = submodules(folder)
+        if names is None:
+            return {}
+        out: dict[str, tuple[Path | None, frozenset[str]]] = {
+            relative_module_key(package): (None, names)}
+        inside = [package[level:] + name for name in sorted(names)[:MODULES_LOOKED_UP]]
+        for module in ([""] if level == len(package) else []) + inside:
+            found = self._module(module, level, path.parent, search, path)
+            if found is not None:
+                out[import_list_key(package[:level] + module)] = found
         return out
 
     def _module(self, module: str, level: int, base: Path | None, search: tuple[Path, ...],
@@ -210,5 +267,17 @@ class ModuleMembers:
         if names is None:
             return None
         if file.name == "__init__.py":
-            names = names | submodules(file)
+            inside = submodules(file.parent)
+            if inside is None:
+                return None
+            names = names | inside
         return file, names
+
+
+def _relative_package(line_before: str) -> str | None:
+    """The package a relative ``from`` import ``line_before`` ends in names so far (``..sub.``
+    of ``from ..sub.mo``), or None."""
+    names = relative_module_names(line_before)
+    if not names or names[-1][1] + len(names[-1][2]) != len(line_before):
+        return None
+    return names[-1][0]

@@ -425,6 +425,14 @@ def test_the_import_recipe_asks_for_the_list_of_the_statement_that_binds_the_nam
     assert scale.text[: scale.offset].endswith("from .helpers import") and scale.line == 3
     # ``from . import helpers`` binds helpers, not LIMIT: a use through a module is no case.
     assert import_list(cases[("pkg/main.py", "LIMIT")]) is None
+    # ``--recipe import-path``: a relative import typed up to its dots, the rest the answer.
+    path = import_list(cases[("pkg/main.py", "scale")], path=True)
+    assert path is not None and path.expected == "helpers import Box, scale"
+    assert path.text[: path.offset].endswith("\nfrom .") and path.line == 3
+    text = "from pkg.helpers import Box, scale\n\n\ndef f(x):\n    \n"
+    absolute = CrossCase("pkg", "pkg/app.py", 4, text, len(text) - 1, "return scale(x)",
+                         "scale", "pkg/helpers.py")
+    assert import_list(absolute) is not None and import_list(absolute, path=True) is None
 
 
 def test_the_import_recipe_in_typescript_types_the_path_up_to_its_folder_steps():

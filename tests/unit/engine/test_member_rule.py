@@ -237,3 +237,40 @@ def test_the_spellings_of_a_path_go_on_to_a_file_and_end_with_its_quote():
     assert {"u", "util", "lib/date"} <= set(rule.spellings("import { x } from './"))
     assert {"'", "';", "/format"} <= set(rule.spellings("import { x } from './util"))
     assert rule.spellings("import { x } from './util/format';") == []  # closed
+
+
+RELATIVE = {"from .": frozenset({"core", "util"}), "from .util.": frozenset({"text"}),
+            "from . import": frozenset({"Engine", "core", "util"})}
+
+
+@pytest.mark.parametrize(("line", "piece", "allowed"), [
+    ("from .", "co", True),
+    ("from .", "utils", False),  # no module starts so
+    ("from .", "cores", False),
+    ("from .co", "re import", True),
+    ("from .cor", "e.", True),  # a module's own path goes on (unknown to the rule)
+    ("from .", "zed.", False),
+    ("from .util.", "te", True),
+    ("from .util.", "tx", False),
+    ("from .", " import", True),  # ``from . import``: no name in the path
+    ("from . import", " Eng", True),
+    ("from . import", " Missing", False),  # the list's key rules it
+    ("from ..", "zz", True),  # no names known for that package
+    ("from .", "/core", False),  # no path goes on so
+    ("from .core", "(", False),
+    ("from .core", "", True),  # the end
+    ("from .", "\\", True),  # a line continuation
+    ("from ..", "/zz", False),  # past the dots it knows: still no path goes on so
+    ("x = 1  # from ..", "/zz", True),
+    ("    from .", "zz", False),
+    ("x = 1  # from .", "zz", True),  # no import at the line's start
+])
+def test_a_relative_module_path_keeps_to_its_packages_modules(line, piece, allowed):
+    assert MemberRule(RELATIVE, "").allows(line, piece) is allowed
+
+
+def test_the_spellings_of_a_relative_path_go_on_to_a_module():
+    rule = MemberRule(RELATIVE, "")
+    assert {"c", "core", "u", "util"} <= set(rule.spellings("from ."))
+    assert rule.spellings("from .util.t") == ["e", "ex", "ext"]
+    assert {"(", " ", "."} <= set(rule.spellings("from .core"))  # a whole name may end

@@ -137,3 +137,40 @@ def test_a_module_path_being_written_goes_on_with_a_submodule(workspace: Path):
     # A module that is no package, or none of the workspace's: nothing to go on with.
     assert members.find({}, document, (workspace,), 0, line_before="from pkg.core.") == {}
     assert members.find({}, document, (workspace,), 0, line_before="import os.") == {}
+
+
+def test_a_relative_module_path_goes_on_with_a_module_of_its_package(workspace: Path):
+    document = workspace / "pkg" / "util" / "text.py"
+    members = ModuleMembers(262_144)
+
+    def found(line: str) -> dict[str, frozenset[str]]:
+        return members.find({}, document, (workspace,), 0, line_before=line)
+
+    assert found("from .")["from ."] == {"text"}  # the document's own package
+    assert found("from .")["from .."] == {"core", "util"}  # the model may write another dot
+    assert found("    from ..co")["from .."] == {"core", "util"}
+    assert found("from ..util.")["from ..util."] == {"text"}
+    # After dots alone the list of ``from .. import`` is known too: the package's names.
+    assert {"Engine", "core", "util"} <= found("from ..")["from .. import"]
+    assert "from ..util. import" not in found("from ..util.")
+    # And the list of each module's: ``from ..core import`` holds core's names.
+    assert {"Engine", "scale_value"} <= found("from ..c")["from ..core import"]
+    assert found("from ..u")["from ..util import"] == {"text"} | MODULE_DUNDERS
+    assert "from ..util.text import" not in found("from ..util.")  # the document itself
+    # No such package, a module that is none, past the workspace, or a name then a space.
+    assert found("from ..nothere.") == {}
+    assert found("from ..core.") == {}
+    assert found("from ....") == {}
+    top = members.find({}, workspace / "pkg" / "core.py", (workspace,), 0, line_before="from ..")
+    assert top == {}  # above the top package (a folder without ``__init__.py``)
+    assert found("from .text ") == {}
+
+
+def test_a_package_folder_too_large_offers_no_modules(workspace: Path, monkeypatch):
+    from lsp_coder.completion.related import python_members
+
+    monkeypatch.setattr(python_members, "FOLDER_ENTRIES", 2)
+    document = workspace / "pkg" / "core.py"
+    members = ModuleMembers(262_144)
+    assert members.find({}, document, (workspace,), 0, line_before="from .") == {}
+    assert members.find({}, document, (workspace,), 0, line_before="from pkg.") == {}
