@@ -41,6 +41,13 @@ _LISTED = re.compile(r"(?:^\s*\(?|,)\s*(\*|\w*)")
 """Each name listed after an import statement's head (an ``as`` alias is not one; a ``*``
 is, that no module offers: the model names what it imports, the user may type a ``*``)."""
 
+_ELEMENT = re.compile(r"\s*\(?\s*(?:\*|\w+)?(?:\s+(?:as?|as\s+\w*)?)?\s*")
+"""An import list's element, possibly half written, up to what ends it: a name, then ``as``
+and an alias (``Response Hooks`` is none)."""
+
+_ELEMENT_ENDS = re.compile(r"[,)#\\;\0\n]")
+"""What ends an import list's element."""
+
 SPELLED_CHARS = 24
 """Tokens that spell up to this many characters of a member's name are looked up."""
 
@@ -98,7 +105,8 @@ class MemberRule:
         written."""
         text = line + (piece or "\0")
         head = self._import_head(text)
-        if self._list_cut(text, line, head) or self._path_cut(text, line):
+        if (self._list_cut(text, line, head) or self._element_cut(text, line, head)
+                or self._path_cut(text, line)):
             return False
         for key, start, name, taken in self._names_written(text, line, head):
             typed = name[: max(0, len(line) - start)]
@@ -152,6 +160,19 @@ class MemberRule:
         rest = text[comma + 1 :].lstrip(" \t")
         at = len(text) - len(rest)
         return at >= len(line) and rest != "" and not (rest[0].isalnum() or rest[0] in "_\\")
+
+    def _element_cut(self, text: str, line: str, head: tuple[str, int] | None) -> bool:
+        """Whether ``text`` writes in an import list's element something no element is (a
+        second word after a name, other than ``as`` and its alias) where ``line`` did not
+        (``head``: the import statement ``text`` starts, ``_import_head``)."""
+        if head is None:
+            return False
+        start = max(text.rfind(",", head[1]) + 1, head[1])
+        end = _ELEMENT_ENDS.search(text, start)
+        element = text[start : end.start() if end else len(text)]
+        if _ELEMENT.fullmatch(element) or start + len(element) < len(line):
+            return False
+        return _ELEMENT.fullmatch(element[: max(0, len(line) - start)]) is not None
 
     def _path_cut(self, text: str, line: str) -> bool:
         """Whether ``text`` goes on after the path of a relative import with something no

@@ -98,6 +98,14 @@ IMPORTED = {"from helpers import": frozenset({"load_config", "save_config", "Loa
     ("from helpers import Loader, ", "\\\n", True),  # a continued line
     ("from helpers import (Loader,", "\n", True),  # parentheses: the list goes on below
     ("from helpers import (Loader, ", ")", True),
+    ("from helpers import Loader", " Hooks", False),  # a second word: no element
+    ("from helpers import Loader", " a", True),  # ``as`` being written
+    ("from helpers import Loader as", " L, load_config", True),
+    ("from helpers import Loader as L", " x", False),
+    ("from helpers import (Loader", " x", False),
+    ("from helpers import Loader  # the", " loader", True),  # a comment
+    ("from helpers import Loader Hooks", " x", True),  # the user's own: left alone
+    ("from other import Loader", " Hooks", True),  # a module whose names are not known
 ])
 def test_an_import_list_keeps_to_the_names_its_module_offers(line, piece, allowed):
     assert MemberRule(IMPORTED, "").allows(line, piece) is allowed
