@@ -256,11 +256,24 @@ _IMPORT_PATH = re.compile(
 leading ``./`` or ``../`` segments, what it binds, the rest of the path and the line."""
 
 
+def _path_typed(head: str, path: str) -> int | None:
+    """How much of an import's head (``from .mod import``) the import-path recipe types: a
+    relative one up to its dots, one of the file's own top package with a dotted path up to
+    the package's dot (``from email.`` of ``from email.errors import``); None for others."""
+    dots = _RELATIVE_FROM.match(head)
+    if dots is not None:
+        return dots.end()
+    top = re.escape(path.split("/", 1)[0])
+    own = re.match(rf"[ \t]*from[ \t]+{top}\.(?=\w)", head)
+    return own.end() if own is not None else None
+
+
 def import_list(case: CrossCase, path: bool = False) -> CrossCase | None:
     """The one-line ``from X import ...`` statement of ``case``'s file that binds its name,
     typed up to ``import``, the cursor there and the list the answer (the file as it was,
     its use of the name below); with ``path``, only a relative one (``from .mod import``),
-    typed up to its leading dots, the rest of the line the answer. In JavaScript and
+    typed up to its leading dots, or one from the file's own top package's dotted path, typed
+    up to that package's dot (``from email.``), the rest of the line the answer. In JavaScript and
     TypeScript the import from a relative path that binds it, typed up to its leading ``./``
     or ``../`` segments, the rest of the path the answer. None for a file with no such line
     (a parenthesized list, a package)."""
@@ -272,8 +285,8 @@ def import_list(case: CrossCase, path: bool = False) -> CrossCase | None:
             continue
         if not path:
             found = match.end(1), match.end(), match.group(2)
-        elif (dots := _RELATIVE_FROM.match(match.group(1))) is not None:
-            cursor = match.start() + dots.end()
+        elif (typed := _path_typed(match.group(1), case.path)) is not None:
+            cursor = match.start() + typed
             found = cursor, match.end(), whole[cursor : match.end()]
         break
     if found is None:

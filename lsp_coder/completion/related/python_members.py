@@ -177,12 +177,13 @@ class ModuleMembers:
         listed = (head.group(1), len(head.group(2)), head.group(3)) if head else None
         typed = _MODULE_PATH.match(line_before)
         package = typed.group(1) if typed else None
+        from_line = typed is not None and line_before.lstrip().startswith("from")
         relative = _relative_package(line_before)
         key = (path, roots, files_generation, frozenset(imported.items()), listed, package,
-               relative)
+               from_line, relative)
         found = self._found.get(key)
         if found is None:
-            found = self._find(imported, path, roots, listed, package, relative)
+            found = self._find(imported, path, roots, listed, package, from_line, relative)
             self._found[key] = found
         out: dict[str, frozenset[str]] = {}
         for local, (file, names) in found.items():
@@ -197,7 +198,7 @@ class ModuleMembers:
 
     def _find(self, imported: dict[str, Imported], path: Path | None,
               roots: tuple[Path, ...], listed: tuple[str, int, str] | None,
-              package: str | None, relative: str | None
+              package: str | None, from_line: bool, relative: str | None
               ) -> dict[str, tuple[Path | None, frozenset[str]]]:
         """``find``'s names by key, each with the file whose unsaved text adds to them (None:
         a package's submodules, which no text adds to)."""
@@ -215,16 +216,30 @@ class ModuleMembers:
             found = self._module(module, level, base, search, path)
             if found is not None:
                 out[import_list_key(written)] = found
-        if package is not None and package not in out:
-            file = find_module(package, 0, base, search)
-            if file is not None and file.name == "__init__.py":
-                names = submodules(file.parent)
-                if names is not None:
-                    out[package] = (None, names)
+        if package is not None:
+            for key, names in self._package(package, from_line, base, search, path).items():
+                out.setdefault(key, names)  # an imported name's own names stay
         if relative is not None and path is not None:
             ahead = LEVELS_AHEAD if not relative.strip(".") else 0  # ``from .`` then ``.``
             for more in range(ahead + 1):
                 out |= self._relative("." * more + relative, path, search)
+        return out
+
+    def _package(self, package: str, from_line: bool, base: Path | None,
+                 search: tuple[Path, ...], path: Path | None
+                 ) -> dict[str, tuple[Path | None, frozenset[str]]]:
+        """What may come after ``package.`` (a workspace package's dotted path): its
+        submodules; on a ``from`` line also the names of each one's ``from package.mod
+        import`` list (the first ``MODULES_LOOKED_UP`` by name)."""
+        file = find_module(package, 0, base, search)
+        names = submodules(file.parent) if file is not None and file.name == "__init__.py" else None
+        if names is None:
+            return {}
+        out: dict[str, tuple[Path | None, frozenset[str]]] = {package: (None, names)}
+        for name in sorted(names)[:MODULES_LOOKED_UP] if from_line else ():
+            found = self._module(f"{package}.{name}", 0, base, search, path)
+            if found is not None:
+                out[import_list_key(f"{package}.{name}")] = found
         return out
 
     def _relative(self, package: str, path: Path, search: tuple[Path, ...]

@@ -429,10 +429,14 @@ def test_the_import_recipe_asks_for_the_list_of_the_statement_that_binds_the_nam
     path = import_list(cases[("pkg/main.py", "scale")], path=True)
     assert path is not None and path.expected == "helpers import Box, scale"
     assert path.text[: path.offset].endswith("\nfrom .") and path.line == 3
-    text = "from pkg.helpers import Box, scale\n\n\ndef f(x):\n    \n"
-    absolute = CrossCase("pkg", "pkg/app.py", 4, text, len(text) - 1, "return scale(x)",
-                         "scale", "pkg/helpers.py")
-    assert import_list(absolute) is not None and import_list(absolute, path=True) is None
+    text = "from other.helpers import Box, scale\n\n\ndef f(x):\n    \n"
+    other = CrossCase("pkg", "pkg/app.py", 4, text, len(text) - 1, "return scale(x)",
+                      "scale", "pkg/helpers.py")
+    assert import_list(other) is not None and import_list(other, path=True) is None
+    own = replace(other, text=text.replace("other.", "pkg.sub."))
+    typed = import_list(own, path=True)  # the file's own top package: typed up to its dot
+    assert typed is not None and typed.expected == "sub.helpers import Box, scale"
+    assert typed.text[: typed.offset] == "from pkg."
 
 
 def test_the_import_recipe_in_typescript_types_the_path_up_to_its_folder_steps():
