@@ -30,6 +30,7 @@ from ..member_keys import (
     relative_module_key,
     relative_module_names,
 )
+from .import_grammar import element_cut, list_cut, path_cut
 from .sampling import probability
 
 CANDIDATES = 64
@@ -40,13 +41,6 @@ _NAME_CHAR = re.compile(r"[\w$]")
 _LISTED = re.compile(r"(?:^\s*\(?|,)\s*(\*|\w*)")
 """Each name listed after an import statement's head (an ``as`` alias is not one; a ``*``
 is, that no module offers: the model names what it imports, the user may type a ``*``)."""
-
-_ELEMENT = re.compile(r"\s*\(?\s*(?:\*|\w+)?(?:\s+(?:as?|as\s+\w*)?)?\s*")
-"""An import list's element, possibly half written, up to what ends it: a name, then ``as``
-and an alias (``Response Hooks`` is none)."""
-
-_ELEMENT_ENDS = re.compile(r"[,)#\\;\0\n]")
-"""What ends an import list's element."""
 
 SPELLED_CHARS = 24
 """Tokens that spell up to this many characters of a member's name are looked up."""
@@ -105,8 +99,10 @@ class MemberRule:
         written."""
         text = line + (piece or "\0")
         head = self._import_head(text)
-        if (self._list_cut(text, line, head) or self._element_cut(text, line, head)
-                or self._path_cut(text, line)):
+        if head is not None and (list_cut(text, line, head[1])
+                                 or element_cut(text, line, head[1])):
+            return False
+        if path_cut(text, line, self.members.__contains__):
             return False
         for key, start, name, taken in self._names_written(text, line, head):
             typed = name[: max(0, len(line) - start)]
@@ -147,47 +143,6 @@ class MemberRule:
                     out.append((key, start, name, frozenset(taken)))
                 taken.add(name)
         return out
-
-    def _list_cut(self, text: str, line: str, head: tuple[str, int] | None) -> bool:
-        """Whether ``text`` goes on after an unparenthesized import list's last comma with
-        something other than a name (a line's end, a comment) where ``line`` did not
-        (``head``: the import statement ``text`` starts, ``_import_head``)."""
-        if head is None or text[head[1] :].lstrip().startswith("("):
-            return False
-        comma = text.rfind(",", head[1])
-        if comma < 0:
-            return False
-        rest = text[comma + 1 :].lstrip(" \t")
-        at = len(text) - len(rest)
-        return at >= len(line) and rest != "" and not (rest[0].isalnum() or rest[0] in "_\\")
-
-    def _element_cut(self, text: str, line: str, head: tuple[str, int] | None) -> bool:
-        """Whether ``text`` writes in an import list's element something no element is (a
-        second word after a name, other than ``as`` and its alias) where ``line`` did not
-        (``head``: the import statement ``text`` starts, ``_import_head``)."""
-        if head is None:
-            return False
-        start = max(text.rfind(",", head[1]) + 1, head[1])
-        end = _ELEMENT_ENDS.search(text, start)
-        element = text[start : end.start() if end else len(text)]
-        if _ELEMENT.fullmatch(element) or start + len(element) < len(line):
-            return False
-        return _ELEMENT.fullmatch(element[: max(0, len(line) - start)]) is not None
-
-    def _path_cut(self, text: str, line: str) -> bool:
-        """Whether ``text`` goes on after the path of a relative import with something no
-        path is followed by (``from ./x``, ``from .../x``), where ``line`` did not (a space, a
-        line continuation or the end may follow it); only where the path is one whose start
-        is known (the document's)."""
-        names = relative_module_names(text)
-        if not names:
-            return False
-        dots = names[0][0]
-        starts = [dots[:n] for n in range(1, len(dots) + 1)] + [p for p, _, _ in names]
-        if not any(relative_module_key(p) in self.members for p in starts):
-            return False
-        end = names[-1][1] + len(names[-1][2])
-        return len(line) <= end < len(text) and text[end] not in " \t\\\0"
 
     def _import_head(self, line: str) -> tuple[str, int] | None:
         """The key of the import statement ``line`` starts with, and where its list starts;

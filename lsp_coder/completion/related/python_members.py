@@ -7,8 +7,8 @@ A module whose names cannot all be known from its text (``from x import *``, a m
 ``__getattr__``, ``globals()``, ``sys.modules``, ``exec``) offers none: no rule is made for
 it. On a line that starts ``from X import``, X's names are those the list may hold; on one
 that ends in a package's dotted path (``from pkg.``, or relative: ``from .``, ``from ..sub.``),
-its submodules come after the dot (and after ``from .`` alone, ``from . import``'s list holds
-the package's names).
+its submodules come after the dot, and the lists of their ``from`` imports hold their names
+(after ``from .`` alone, ``from . import``'s the package's own).
 """
 
 from __future__ import annotations
@@ -235,20 +235,17 @@ class ModuleMembers:
         names = submodules(file.parent) if file is not None and file.name == "__init__.py" else None
         if names is None:
             return {}
-        out: dict[str, tuple[Path | None, frozenset[str]]] = {package: (None, names)}
-        for name in sorted(names)[:MODULES_LOOKED_UP] if from_line else ():
-            found = self._module(f"{package}.{name}", 0, base, search, path)
-            if found is not None:
-                out[import_list_key(f"{package}.{name}")] = found
-        return out
+        inside = [f"{package}.{name}" for name in sorted(names)[:MODULES_LOOKED_UP]]
+        return {package: (None, names)} | (
+            self._lists(inside, 0, base, search, path) if from_line else {})
 
     def _relative(self, package: str, path: Path, search: tuple[Path, ...]
                   ) -> dict[str, tuple[Path | None, frozenset[str]]]:
         """What may come after ``from package`` (``..sub.``) in the document ``path``: the
         package folder's modules and packages, if it is the document's folder or a package
-        (with its ``__init__.py``) below one of ``search``, and
-        the names of each one's ``from ..sub.mod import`` list (the first
-        ``MODULES_LOOKED_UP`` by name); after dots alone also those of ``from .. import``."""
+        (with its ``__init__.py``) below one of ``search``, and the names of each one's
+        ``from ..sub.mod import`` list (the first ``MODULES_LOOKED_UP`` by name); after dots
+        alone also those of ``from .. import``."""
         level = len(package) - len(package.lstrip("."))
         folder = path.parent
         for _ in range(level - 1):
@@ -261,13 +258,21 @@ class ModuleMembers:
         names = submodules(folder)
         if names is None:
             return {}
-        out: dict[str, tuple[Path | None, frozenset[str]]] = {
-            relative_module_key(package): (None, names)}
         inside = [package[level:] + name for name in sorted(names)[:MODULES_LOOKED_UP]]
-        for module in ([""] if level == len(package) else []) + inside:
-            found = self._module(module, level, path.parent, search, path)
+        own = [""] if level == len(package) else []  # ``from .. import``
+        return {relative_module_key(package): (None, names)} | self._lists(
+            own + inside, level, path.parent, search, path)
+
+    def _lists(self, modules: list[str], level: int, base: Path | None,
+               search: tuple[Path, ...], path: Path | None
+               ) -> dict[str, tuple[Path | None, frozenset[str]]]:
+        """``from MODULE import`` (``level`` dots before each of ``modules``) -> the names
+        of each module found whose names are all known (``_module``)."""
+        out: dict[str, tuple[Path | None, frozenset[str]]] = {}
+        for module in modules:
+            found = self._module(module, level, base, search, path)
             if found is not None:
-                out[import_list_key(package[:level] + module)] = found
+                out[import_list_key("." * level + module)] = found
         return out
 
     def _module(self, module: str, level: int, base: Path | None, search: tuple[Path, ...],
