@@ -11,7 +11,8 @@ rests ``--open-pause-ms``, and asks for one inline completion after the blank li
 cceval``: CrossCodeEval's, after the line typed up to its first cross-file name; ``--recipe
 import``: after ``from X import`` of the statement that imports the name, its list the answer;
 in JavaScript and TypeScript after the ``./`` of the relative path it imports from; ``--recipe
-import-path``: the same, but in Python only a relative ``from .X import``, after its dots).
+import-path``: the same, but in Python only a relative ``from .X import``, after its dots, or
+one from the file's own top package, after ``from top.``).
 Python cases come from installed packages, JavaScript and TypeScript ones from npm packages
 found on the machine (``--languages``: ``python``, ``js`` for both, ``ts`` for TypeScript
 alone; when given, only cases in those languages are drawn, from FILES too); without FILES,

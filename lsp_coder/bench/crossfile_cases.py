@@ -271,12 +271,12 @@ def _path_typed(head: str, path: str) -> int | None:
 def import_list(case: CrossCase, path: bool = False) -> CrossCase | None:
     """The one-line ``from X import ...`` statement of ``case``'s file that binds its name,
     typed up to ``import``, the cursor there and the list the answer (the file as it was,
-    its use of the name below); with ``path``, only a relative one (``from .mod import``),
-    typed up to its leading dots, or one from the file's own top package's dotted path, typed
-    up to that package's dot (``from email.``), the rest of the line the answer. In JavaScript and
-    TypeScript the import from a relative path that binds it, typed up to its leading ``./``
-    or ``../`` segments, the rest of the path the answer. None for a file with no such line
-    (a parenthesized list, a package)."""
+    its use of the name below); with ``path``, only a relative one (``from .mod import``)
+    typed up to its leading dots, or one from the file's own top package's dotted path typed
+    up to that package's dot (``from email.``), the rest of the line the answer. In
+    JavaScript and TypeScript the import from a relative path that binds it, typed up to its
+    leading ``./`` or ``../`` segments, the rest of the path the answer. None for a file with
+    no such line (a parenthesized list, a package)."""
     whole = case.text[: case.offset] + case.expected + case.text[case.offset :]
     found = None
     for match in _IMPORT_LIST.finditer(whole):

@@ -37,8 +37,8 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
     p.add_argument("--first-use", action="store_true",
                    help="only the first line of a file that uses a name (the file never shows"
                         " how it is called)")
-    p.add_argument("--recipe", choices=("blank", "after-dot", "cceval", "import",
-                                                 "import-path"), default=None,
+    p.add_argument("--recipe", default=None,
+                   choices=("blank", "after-dot", "cceval", "import", "import-path"),
                    help="blank: the line blanked, the cursor after its indentation (default;"
                         " with --cases-from, that run's recipe);"
                         " after-dot: only lines that reach the name through its module"
@@ -47,8 +47,9 @@ def add_crossfile(sub: Subcommands, common: argparse.ArgumentParser) -> None:
                         " import: the one-line 'from X import ...' that imports the name,"
                         " typed up to 'import', its list the answer (JavaScript, TypeScript:"
                         " the import from a relative path, typed up to its ./ or ../);"
-                        " import-path: in Python only a relative 'from .mod import ...',"
-                        " typed up to its dots, the rest of the line the answer (JavaScript,"
+                        " import-path: in Python a relative 'from .mod import ...' typed up"
+                        " to its dots, or one from the file's own top package typed up to"
+                        " 'from top.', the rest of the line the answer (JavaScript,"
                         " TypeScript: as import)")
     p.add_argument("--after-dot", action="store_true", help="the same as --recipe after-dot")
     p.add_argument("--languages", type=_languages,
