@@ -33,37 +33,32 @@ WORKSPACE_PATHS = {f"{stem}{suffix}" for stem in ("authority", "client_kinds/ind
                    for suffix in ("", ".js", ".ts")} | {"client_kinds"}
 
 
-async def _first_name(client, uri: str, text: str = APP, language: str = "python") -> str:
+async def _answer(client, uri: str, text: str, language: str) -> str:
+    """The first suggestion's text at the end of ``text``, opened as ``uri``."""
     open_doc(client, uri, text, language)
     result = await inline(client, uri, end_position(text))
     assert isinstance(result, types.InlineCompletionList) and result.items, result
     answer = result.items[0].insert_text
     assert isinstance(answer, str)
-    return re.match(r"\s*([\w.]*)", answer).group(1)
+    return answer
+
+
+async def _first_name(client, uri: str, text: str = APP, language: str = "python") -> str:
+    return re.match(r"\s*([\w.]*)", await _answer(client, uri, text, language)).group(1)
 
 
 async def _first_line(client, uri: str, text: str) -> str:
-    open_doc(client, uri, text, "python")
-    result = await inline(client, uri, end_position(text))
-    assert isinstance(result, types.InlineCompletionList) and result.items, result
-    answer = result.items[0].insert_text
-    assert isinstance(answer, str)
-    return answer.split("\n")[0]
+    return (await _answer(client, uri, text, "python")).split("\n")[0]
+
+
+async def _first_path(client, uri: str, text: str = PATHED) -> str:
+    return re.match(r"[^'\n]*", await _answer(client, uri, text, "typescript")).group()
 
 
 def _relative_import(line: str) -> set[str]:
     """The module after ``from .`` and the names listed after ``import`` in ``line``."""
     module, _, listed = line.partition(" import")
     return {module.strip()} | {name.strip() for name in listed.split(",")}
-
-
-async def _first_path(client, uri: str, text: str = PATHED) -> str:
-    open_doc(client, uri, text, "typescript")
-    result = await inline(client, uri, end_position(text))
-    assert isinstance(result, types.InlineCompletionList) and result.items, result
-    answer = result.items[0].insert_text
-    assert isinstance(answer, str)
-    return re.match(r"[^'\n]*", answer).group()
 
 
 async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
