@@ -56,3 +56,12 @@ def relative_module_names(line: str) -> list[tuple[str, int, str]]:
         out.append((line[match.start(1) : start], start, name))
         start += len(name) + 1
     return out
+
+
+def relative_module_typed(line: str) -> tuple[str, str] | None:
+    """(package, the name typed after it) where ``line`` ends in the path of a relative
+    ``from`` import (``("..sub.", "mo")`` of ``from ..sub.mo``); None elsewhere."""
+    names = relative_module_names(line)
+    if not names or names[-1][1] + len(names[-1][2]) != len(line):
+        return None
+    return names[-1][0], names[-1][2]

@@ -29,6 +29,7 @@ from ..member_keys import (
     import_path_key,
     relative_module_key,
     relative_module_names,
+    relative_module_typed,
 )
 from .import_grammar import element_cut, list_cut, path_cut
 from .sampling import probability
@@ -180,12 +181,9 @@ class MemberRule:
             lead = " " if not typed and not line[-1].isspace() and line[-1] != "(" else ""
             taken = frozenset(m.group(1) for m in listed[:-1])
             return self._spelled(key, lead, typed, taken)
-        relative = relative_module_names(line)
-        if relative:
-            package, start, typed = relative[-1]
-            key = relative_module_key(package)
-            if key in self.members and start + len(typed) == len(line):
-                return self._spelled(key, "", typed)
+        relative = relative_module_typed(line)
+        if relative is not None and relative_module_key(relative[0]) in self.members:
+            return self._spelled(relative_module_key(relative[0]), "", relative[1])
         path = IMPORT_STRING.search(line)
         if path is not None and path.end() == len(line):
             quote = path.group(1)

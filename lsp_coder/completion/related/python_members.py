@@ -25,7 +25,7 @@ from ...member_keys import (
     FROM_IMPORT,
     import_list_key,
     relative_module_key,
-    relative_module_names,
+    relative_module_typed,
 )
 from .python_defs import find_module, search_roots
 from .python_render import Imported
@@ -178,7 +178,8 @@ class ModuleMembers:
         typed = _MODULE_PATH.match(line_before)
         package = typed.group(1) if typed else None
         from_line = typed is not None and line_before.lstrip().startswith("from")
-        relative = _relative_package(line_before)
+        typed_path = relative_module_typed(line_before)
+        relative = typed_path[0] if typed_path is not None else None
         key = (path, roots, files_generation, frozenset(imported.items()), listed, package,
                from_line, relative)
         found = self._found.get(key)
@@ -292,12 +293,3 @@ class ModuleMembers:
                 return None
             names = names | inside
         return file, names
-
-
-def _relative_package(line_before: str) -> str | None:
-    """The package a relative ``from`` import ``line_before`` ends in names so far (``..sub.``
-    of ``from ..sub.mo``), or None."""
-    names = relative_module_names(line_before)
-    if not names or names[-1][1] + len(names[-1][2]) != len(line_before):
-        return None
-    return names[-1][0]
