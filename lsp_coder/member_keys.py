@@ -8,7 +8,8 @@ names written after it to them.
 - ``import '`` or ``import "`` (the quote typed, ``import_path_key``): every relative path the
   string of a JavaScript or TypeScript import or ``require`` may hold.
 - The package a relative Python import names so far (``from .``, ``from ..sub.``,
-  ``relative_module_key``): the modules and packages that may come next in its path.
+  ``relative_module_key``): the modules and packages that may come next in its path; an
+  absolute one's dotted path (``pkg.sub``, ``absolute_module_names``) is a qualifier.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ IMPORT_STRING = re.compile(r"(?:\bfrom|\bimport|\brequire)\s*\(?\s*(['\"])([^'\"
 
 RELATIVE_FROM = re.compile(r"\s*from\s+(\.+)([\w.]*)")
 """The path of a relative ``from`` import at a line's start: its leading dots, the rest."""
+
+ABSOLUTE_PATH = re.compile(r"\s*(?:from|import)\s+([A-Za-z_]\w*)((?:\.\w*)*)")
+"""The dotted path of an absolute ``from`` or ``import`` at a line's start: its first name,
+the rest."""
 
 
 def import_list_key(written: str) -> str:
@@ -62,6 +67,32 @@ def relative_module_typed(line: str) -> tuple[str, str] | None:
     """(package, the name typed after it) where ``line`` ends in the path of a relative
     ``from`` import (``("..sub.", "mo")`` of ``from ..sub.mo``); None elsewhere."""
     names = relative_module_names(line)
+    if not names or names[-1][1] + len(names[-1][2]) != len(line):
+        return None
+    return names[-1][0], names[-1][2]
+
+
+def absolute_module_names(line: str) -> list[tuple[str, int, str]]:
+    """(package, start, name) of each name after a dot in the path of the absolute ``from``
+    or ``import`` statement ``line`` starts with, ``package`` the dotted path before it
+    (``from pkg.sub.mod`` gives ``pkg`` with ``sub`` and ``pkg.sub`` with ``mod``; a name
+    still empty is one too); none where ``line`` starts with no such statement."""
+    match = ABSOLUTE_PATH.match(line)
+    if match is None or not match.group(2):
+        return []
+    out = []
+    package, start = match.group(1), match.start(2) + 1
+    for name in match.group(2)[1:].split("."):
+        out.append((package, start, name))
+        package, start = f"{package}.{name}", start + len(name) + 1
+    return out
+
+
+def absolute_module_typed(line: str) -> tuple[str, str] | None:
+    """(package, the name typed after it) where ``line`` ends in the dotted path of an
+    absolute ``from`` or ``import`` after a dot (``("pkg.sub", "mo")`` of ``from
+    pkg.sub.mo``); None elsewhere."""
+    names = absolute_module_names(line)
     if not names or names[-1][1] + len(names[-1][2]) != len(line):
         return None
     return names[-1][0], names[-1][2]

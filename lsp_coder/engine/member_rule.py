@@ -25,6 +25,8 @@ import numpy as np
 from ..member_keys import (
     FROM_IMPORT,
     IMPORT_STRING,
+    absolute_module_names,
+    absolute_module_typed,
     import_list_key,
     import_path_key,
     relative_module_key,
@@ -66,14 +68,17 @@ class MemberRule:
     """Which next tokens keep the names written after known qualifiers to their members.
 
     Args:
-        members: each key of ``member_keys`` -> every name (or path) it offers.
+        members: each key of ``member_keys`` -> every name (or path) it offers. Its keys
+            are the qualifiers looked for anywhere; an import's module path and list are
+            looked up by their key as they are written, so a mapping may also answer keys
+            it does not list (``in`` and ``[]``: a package's path, a module's import list).
         line_before: the cursor line's text before the cursor, less the healing text.
     """
 
     def __init__(self, members: Mapping[str, frozenset[str]], line_before: str) -> None:
         self.members = members
         self.line_before = line_before
-        self._sorted = {key: sorted(names) for key, names in members.items()}
+        self._sorted: dict[str, list[str]] = {}
         keys = sorted((k for k in members if " " not in k), key=len, reverse=True)
         alternatives = "|".join(re.escape(k) for k in keys) or "(?!)"  # none: never matches
         qualifier = r"(?<![\w$.])(" + alternatives + r")"
@@ -135,6 +140,9 @@ class MemberRule:
             key = relative_module_key(package)
             if key in self.members and name and start + len(name) >= len(line):
                 out.append((key, start, name, frozenset()))  # an empty one rules nothing
+        for package, start, name in absolute_module_names(text):
+            if name and start + len(name) >= len(line) and package in self.members:
+                out.append((package, start, name, frozenset()))
         if head is not None:
             key, after = head
             taken: set[str] = set()
@@ -158,7 +166,7 @@ class MemberRule:
         """Whether a name ``key`` offers, other than those ``taken``, starts with ``prefix``
         (a dunder only where ``prefix`` starts with ``__``, as ``spellings`` has it: a lone
         ``_`` that only dunders begin with would leave no token to go on with)."""
-        names = self._sorted[key]
+        names = self._names(key)
         for at in range(bisect_left(names, prefix), len(names)):
             name = names[at]
             if not name.startswith(prefix):
@@ -191,11 +199,15 @@ class MemberRule:
             if key in self.members and not _in_string_or_comment(line[: path.start()]):
                 return self._spelled(key, "", path.group(2), endings=(quote, quote + ";",
                                                                        quote + ")"))
+        out: set[str] = set()
+        absolute = absolute_module_typed(line)
+        if absolute is not None and absolute[0] in self.members:  # ``from pkg.sub.mo``
+            out.update(self._spelled(absolute[0], "", absolute[1]))
         tail = self._tail.search(line)
-        if tail is None or _in_string_or_comment(line[: tail.start()]):
-            return []
-        lead, typed = ("", tail.group(3)) if tail.group(2) else (".", "")
-        return self._spelled(tail.group(1), lead, typed)
+        if tail is not None and not _in_string_or_comment(line[: tail.start()]):
+            lead, typed = ("", tail.group(3)) if tail.group(2) else (".", "")
+            out.update(self._spelled(tail.group(1), lead, typed))
+        return sorted(out)
 
     def _spelled(self, key: str, lead: str, typed: str, taken: frozenset[str] = frozenset(),
                  endings: tuple[str, ...] = ENDINGS) -> list[str]:
@@ -203,7 +215,7 @@ class MemberRule:
         that begins with ``typed`` (the name's ``endings`` too where ``typed`` is one)."""
         whole = typed in self.members[key] and typed not in taken
         out = {lead} if lead else set(endings) if whole else set()
-        names = self._sorted[key]
+        names = self._names(key)
         start = bisect_left(names, typed)
         for name in names[start : start + SPELLED_NAMES]:
             if not name.startswith(typed):
@@ -212,6 +224,13 @@ class MemberRule:
                 rest = name[len(typed) : len(typed) + SPELLED_CHARS]
                 out.update(lead + rest[:i] for i in range(1, len(rest) + 1))
         return sorted(out)
+
+    def _names(self, key: str) -> list[str]:
+        """The names ``key`` offers, sorted (once per key)."""
+        names = self._sorted.get(key)
+        if names is None:
+            names = self._sorted[key] = sorted(self.members[key])
+        return names
 
     def _reach(self, line: str) -> int:
         """How far back from the end of ``line`` an access the next piece touches starts."""

@@ -25,17 +25,22 @@ GEOMETRY = ("PI = 3.14159\n\n\ndef circle_area(r):\n    return PI * r * r\n\n\n"
 APP = "import geometry\n\n\ndef root(x):\n    return geometry."
 IMPORTING = "import math\n\nfrom geometry import"
 RELATIVE = "import math\n\nfrom .models import User\nfrom ."
+DEEP = "import math\n\nfrom shapes.solids."
+BELOW_DEEP = "\n\n\ndef crate(side):\n    return volume(side) * EDGES\n"
 PATHED = "import { isCloud } from './"
 CLIMBING = "import { isCloud } from '../"
 SHAPES_NAMES = {"", "geometry", "models", "User", "PI", "circle_area", "square_area"}
 """The names of the package ``shapes`` and of its modules (its path's and its lists')."""
+CUBE_NAMES = {"volume", "EDGES"}
+"""The names of ``shapes.solids.cube``, the one module of its package."""
 WORKSPACE_PATHS = {f"{stem}{suffix}" for stem in ("authority", "client_kinds/index")
                    for suffix in ("", ".js", ".ts")} | {"client_kinds"}
 
 
-async def _answer(client, uri: str, text: str, language: str) -> str:
-    """The first suggestion's text at the end of ``text``, opened as ``uri``."""
-    open_doc(client, uri, text, language)
+async def _answer(client, uri: str, text: str, language: str, below: str = "") -> str:
+    """The first suggestion's text at the end of ``text`` (``below`` after it), opened as
+    ``uri``."""
+    open_doc(client, uri, text + below, language)
     result = await inline(client, uri, end_position(text))
     assert isinstance(result, types.InlineCompletionList) and result.items, result
     answer = result.items[0].insert_text
@@ -47,8 +52,8 @@ async def _first_name(client, uri: str, text: str = APP, language: str = "python
     return re.match(r"\s*([\w.]*)", await _answer(client, uri, text, language)).group(1)
 
 
-async def _first_line(client, uri: str, text: str) -> str:
-    return (await _answer(client, uri, text, "python")).split("\n")[0]
+async def _first_line(client, uri: str, text: str, below: str = "") -> str:
+    return (await _answer(client, uri, text, "python", below)).split("\n")[0]
 
 
 async def _first_path(client, uri: str, text: str = PATHED) -> str:
@@ -56,9 +61,16 @@ async def _first_path(client, uri: str, text: str = PATHED) -> str:
 
 
 def _relative_import(line: str) -> set[str]:
-    """The module after ``from .`` and the names listed after ``import`` in ``line``."""
+    """The module after ``from .`` and the names listed after ``import`` in ``line`` (a line
+    continuation after its last comma is none)."""
     module, _, listed = line.partition(" import")
-    return {module.strip()} | {name.strip() for name in listed.split(",")}
+    return {module.strip()} | {name.strip(" \\") for name in listed.split(",")}
+
+
+def _module_and_list(line: str) -> tuple[str, set[str]]:
+    """The module of the import ``line`` goes on with and the names it lists."""
+    module, _, listed = line.partition(" import")
+    return module.strip(), {name.strip(" \\") for name in listed.split(",")} - {""}
 
 
 async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
@@ -70,6 +82,10 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
     (root / "shapes" / "__init__.py").write_text("")
     (root / "shapes" / "geometry.py").write_text(GEOMETRY)
     (root / "shapes" / "models.py").write_text("class User:\n    pass\n")
+    (root / "shapes" / "solids").mkdir()
+    (root / "shapes" / "solids" / "__init__.py").write_text("")
+    (root / "shapes" / "solids" / "cube.py").write_text(
+        "EDGES = 12\n\n\ndef volume(side):\n    return side ** 3\n")
     (root / "authority.ts").write_text(AUTHORITY)
     (root / "client_kinds").mkdir()
     (root / "client_kinds" / "index.ts").write_text("export const KINDS = 2;\n")
@@ -98,6 +114,9 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert climbed == "lib/utils", climbed
         ruled_line = await _first_line(client, (root / "shapes" / "area.py").as_uri(), RELATIVE)
         assert _relative_import(ruled_line) <= SHAPES_NAMES, ruled_line
+        deep_line = await _first_line(client, (root / "deep.py").as_uri(), DEEP, BELOW_DEEP)
+        module, names = _module_and_list(deep_line)
+        assert module == "cube" and names and names <= CUBE_NAMES, deep_line
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
             settings={"context": {"known_members": False}}))
         free = await _first_name(client, (root / "app2.py").as_uri())
@@ -113,6 +132,9 @@ async def test_the_name_after_an_imported_names_dot_is_one_it_offers(tmp_path,
         assert resolve("../" + free, climbing) is None, free  # not mended
         free = await _first_line(client, (root / "shapes" / "area2.py").as_uri(), RELATIVE)
         assert not _relative_import(free) <= SHAPES_NAMES, free  # serializers, UserSerializer
+        free = await _first_line(client, (root / "deep2.py").as_uri(), DEEP, BELOW_DEEP)
+        module, names = _module_and_list(free)
+        assert module != "cube" or not names <= CUBE_NAMES, free  # cube import cube
         errors = [m for m in client.messages if m.type == types.MessageType.Error]
         assert not errors, errors
     finally:

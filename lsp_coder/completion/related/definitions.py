@@ -60,20 +60,17 @@ class DefinitionFinder:
                 open_texts: Mapping[Path, str] | None = None) -> dict[str, frozenset[str]]:
         """The names each workspace module a Python document imports offers after its dot
         (``python_members``; ``window``: the lines above the cursor, a function's own
-        imports, then the cursor line before the cursor, which may start an import's list),
-        or each binding a JavaScript or TypeScript document imports from another of its files
-        (``js_members``) and the paths a relative import being typed may name
-        (``js_paths``); none for other languages. ``open_texts``: the texts of documents
-        open in the editor, by path (their unsaved names count too)."""
+        imports, then the cursor line before the cursor), or each binding a JavaScript or
+        TypeScript document imports from another of its files (``js_members``) and the paths
+        a relative import being typed may name (``js_paths``); none for other languages.
+        ``open_texts``: the texts of documents open in the editor, by path (their unsaved
+        names count too). A Python import's keys are looked up as written (``look_up``)."""
         language = tags.language_of(path.suffix) if path is not None else None
         if path is None or language is None:
             return {}
         if language == "python":
-            if self._members is None or self._members.max_file_bytes != max_bytes:
-                self._members = ModuleMembers(max_bytes, self._allows)
-            return self._members.find(document_imports(text, window), path, roots,
-                                      files_generation, open_texts,
-                                      window.rsplit("\n", 1)[-1])
+            return self._module_members(max_bytes).find(document_imports(text, window), path,
+                                                        roots, files_generation, open_texts)
         out: dict[str, frozenset[str]] = {}
         if tags.family(language) == "javascript":
             out |= self._paths.find(window.rsplit("\n", 1)[-1], path, files_generation)
@@ -83,6 +80,23 @@ class DefinitionFinder:
         if self._script_members is None or self._script_members.max_file_bytes != max_bytes:
             self._script_members = ScriptMembers(max_bytes, self._allows)
         return self._script_members.find(bindings, path, files_generation, open_texts) | out
+
+    def look_up(self, key: str, path: Path, roots: tuple[Path, ...], max_bytes: int,
+                files_generation: int, open_texts: Mapping[Path, str] | None = None
+                ) -> frozenset[str] | None:
+        """What the key of an import being written (``member_keys``) offers in the document
+        ``path`` (``ModuleMembers.look_up``); None where it is unknown or the document is no
+        Python file."""
+        if tags.language_of(path.suffix) != "python":
+            return None
+        return self._module_members(max_bytes).look_up(key, path, roots, files_generation,
+                                                       open_texts)
+
+    def _module_members(self, max_bytes: int) -> ModuleMembers:
+        """The Python module names found so far, for files of up to ``max_bytes``."""
+        if self._members is None or self._members.max_file_bytes != max_bytes:
+            self._members = ModuleMembers(max_bytes, self._allows)
+        return self._members
 
     def mend_import_path(self, line_before: str, answer_line: str, path: Path,
                          roots: tuple[Path, ...], files_generation: int) -> str | None:

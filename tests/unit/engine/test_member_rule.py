@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 
 import numpy as np
 import pytest
@@ -218,6 +219,54 @@ def test_a_module_path_keeps_to_the_packages_submodules():
     rule = MemberRule({"pkg.util": frozenset({"text"})}, "")
     assert rule.allows("from pkg.util.", "te") and not rule.allows("from pkg.util.", "zz")
     assert rule.spellings("import pkg.util") == [".", ".t", ".te", ".tex", ".text"]
+    # Two steps in one answer, where the package one dot further is known too.
+    deeper = MemberRule({"pkg": frozenset({"core", "util"}), "pkg.util": frozenset({"text"})}, "")
+    assert deeper.allows("from pkg.", "util.te") and not deeper.allows("from pkg.", "util.tx")
+    assert not deeper.allows("from pkg.", "utils.te")
+
+
+class LookedUp(Mapping[str, frozenset[str]]):
+    """Known members whose import keys are answered when asked, none listed (as a request's
+    ``KnownKeys``)."""
+
+    def __init__(self, keys: dict[str, frozenset[str]]) -> None:
+        self.keys = keys
+
+    def __getitem__(self, key: str) -> frozenset[str]:
+        return self.keys[key]
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+DEEP = LookedUp({"pkg": frozenset({"core", "sub"}), "pkg.sub": frozenset({"deep"}),
+                 "pkg.sub.deep": frozenset({"leaf"}),
+                 "from pkg.sub.deep.leaf import": frozenset({"grow", "Tree"}),
+                 "from .": frozenset({"models"}), "from .models import": frozenset({"User"})})
+
+
+@pytest.mark.parametrize(("line", "piece", "allowed"), [
+    ("from pkg.", "sub.deep.leaf import grow", True),
+    ("from pkg.", "sub.deep.leaves", False),  # the third step of one answer
+    ("from pkg.sub.deep.leaf import", " Tree, grow", True),
+    ("from pkg.sub.deep.leaf import", " Tree, shrink", False),
+    ("import pkg.sub.", "deeper", False),
+    ("import os.", "whatever", True),  # no key for it: not the workspace's
+    ("x = pkg.", "anything", True),  # not an import: a path key is no qualifier
+    ("", "from .models import Users", False),  # an import the model writes on its own
+    ("", "from .models import User", True),
+])
+def test_an_import_is_ruled_by_keys_looked_up_as_it_is_written(line, piece, allowed):
+    assert MemberRule(DEEP, "").allows(line, piece) is allowed
+
+
+def test_the_spellings_of_an_absolute_path_go_on_to_a_submodule():
+    rule = MemberRule(DEEP, "")
+    assert rule.spellings("from pkg.sub.deep.") == ["l", "le", "lea", "leaf"]
+    assert rule.spellings("from pkg.s") == ["u", "ub"]
 
 
 PATHS = {"import '": frozenset({"./util", "./util/format", "./util/format.js", "./lib/date"})}
@@ -260,6 +309,8 @@ RELATIVE = {"from .": frozenset({"core", "util"}), "from .util.": frozenset({"te
     ("from .", "zed.", False),
     ("from .util.", "te", True),
     ("from .util.", "tx", False),
+    ("from .", "util.tx", False),  # the second step of one answer
+    ("from .", "util.text import", True),
     ("from .", " import", True),  # ``from . import``: no name in the path
     ("from . import", " Eng", True),
     ("from . import", " Missing", False),  # the list's key rules it

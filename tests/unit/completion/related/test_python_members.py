@@ -6,11 +6,8 @@ import os
 from pathlib import Path
 
 from lsp_coder.completion.related.python_defs import document_imports
-from lsp_coder.completion.related.python_members import (
-    MODULE_DUNDERS,
-    ModuleMembers,
-    module_names,
-)
+from lsp_coder.completion.related.python_members import ModuleMembers
+from lsp_coder.completion.related.python_module_names import MODULE_DUNDERS, module_names
 
 
 def test_every_top_level_binding_is_a_name_of_the_module():
@@ -107,76 +104,79 @@ def test_a_module_open_in_the_editor_also_offers_its_unsaved_names(workspace: Pa
     assert members.find(imported, document, (workspace,), 0, broken) == {}
 
 
-def test_a_line_that_starts_an_import_list_offers_its_module_names(workspace: Path):
+def look_up(document: Path, key: str, workspace: Path, members: ModuleMembers | None = None,
+            open_texts: dict[Path, str] | None = None) -> frozenset[str] | None:
+    members = members or ModuleMembers(262_144)
+    return members.look_up(key, document, (workspace,), 0, open_texts)
+
+
+def test_an_import_list_offers_its_modules_names(workspace: Path):
     document = workspace / "pkg" / "app.py"
-    members = ModuleMembers(262_144)
-    for line, key in (("from pkg.core import ", "from pkg.core import"),
-                      ("    from .core import Eng", "from .core import"),
-                      ("from . import", "from . import")):
-        found = members.find(document_imports(line, line), document, (workspace,), 0,
-                             line_before=line)
-        assert key in found, line
-    assert "Engine" in found["from . import"]  # re-exported by the package
-    assert {"core", "util"} <= found["from . import"]  # and its submodules
-    assert members.find({}, document, (workspace,), 0, line_before="from os import ") == {}
-    assert members.find({}, document, (workspace,), 0, line_before="x = 1  # from pkg import") == {}
+    assert {"Engine", "scale_value"} <= look_up(document, "from pkg.core import", workspace)
+    assert {"Engine", "scale_value"} <= look_up(document, "from .core import", workspace)
+    assert look_up(document, "from pkg.util import", workspace) == {"text"} | MODULE_DUNDERS
+    assert look_up(document, "from .util.text import", workspace) >= {"shout"}
+    package = look_up(document, "from . import", workspace)
+    assert {"Engine", "core", "util"} <= package  # re-exported, and its submodules
+    assert look_up(document, "from os import", workspace) is None  # not the workspace's
+    assert look_up(workspace / "pkg" / "core.py", "from .core import", workspace) is None
+    # Unsaved names count; a half-typed module's cannot all be known.
+    core = workspace / "pkg" / "core.py"
+    added = {core: core.read_text() + "\ndef added_in_the_editor():\n    pass\n"}
+    assert "added_in_the_editor" in look_up(document, "from .core import", workspace,
+                                            open_texts=added)
+    half = {core: core.read_text() + "\ndef half(\n"}
+    assert look_up(document, "from .core import", workspace, open_texts=half) is None
 
 
-def test_a_module_path_being_written_goes_on_with_a_submodule(workspace: Path):
+def test_a_package_path_goes_on_with_its_submodules(workspace: Path):
     document = workspace / "app.py"
     (workspace / "pkg" / "__pycache__").mkdir()  # not a module
-    members = ModuleMembers(262_144)
-    for line in ("from pkg.", "import pkg.u", "    from pkg.util."):
-        found = members.find({}, document, (workspace,), 0, line_before=line)
-        package = line.strip().split()[1].rsplit(".", 1)[0]
-        assert {k for k in found if not k.endswith(" import")} == {package}, line
-    assert members.find({}, document, (workspace,), 0, line_before="from pkg.")["pkg"] == {
-        "core", "util"}
-    assert members.find({}, document, (workspace,), 0, line_before="import pkg.util.") == {
-        "pkg.util": frozenset({"text"})}
-    # On a ``from`` line, the list of each submodule's import is known too.
-    listed = members.find({}, document, (workspace,), 0, line_before="from pkg.c")
-    assert {"Engine", "scale_value"} <= listed["from pkg.core import"]
-    assert listed["from pkg.util import"] == {"text"} | MODULE_DUNDERS
-    assert "from pkg.core import" not in members.find({}, document, (workspace,), 0,
-                                                      line_before="import pkg.c")
-    # A module that is no package, or none of the workspace's: nothing to go on with.
-    assert members.find({}, document, (workspace,), 0, line_before="from pkg.core.") == {}
-    assert members.find({}, document, (workspace,), 0, line_before="import os.") == {}
+    assert look_up(document, "pkg", workspace) == {"core", "util"}
+    assert look_up(document, "pkg.util", workspace) == {"text"}
+    # A module that is no package, none of the workspace's, or no key of a path.
+    assert look_up(document, "pkg.core", workspace) is None
+    assert look_up(document, "os", workspace) is None
+    assert look_up(document, "pkg.", workspace) is None
+    assert look_up(document, "x = pkg", workspace) is None
 
 
 def test_a_relative_module_path_goes_on_with_a_module_of_its_package(workspace: Path):
     document = workspace / "pkg" / "util" / "text.py"
-    members = ModuleMembers(262_144)
+    assert look_up(document, "from ..", workspace) == {"core", "util"}
+    assert look_up(document, "from ..util.", workspace) == set()  # the document alone
+    assert look_up(workspace / "pkg" / "core.py", "from .util.", workspace) == {"text"}
+    # No such package, a module that is none, above the top package or the workspace.
+    assert look_up(document, "from ..nothere.", workspace) is None
+    assert look_up(document, "from ..core.", workspace) is None
+    assert look_up(document, "from ....", workspace) is None
+    assert look_up(workspace / "pkg" / "core.py", "from ..", workspace) is None
 
-    def found(line: str) -> dict[str, frozenset[str]]:
-        return members.find({}, document, (workspace,), 0, line_before=line)
 
-    assert found("from .")["from ."] == {"text"}  # the document's own package
-    assert found("from .")["from .."] == {"core", "util"}  # the model may write another dot
-    assert found("    from ..co")["from .."] == {"core", "util"}
-    assert found("from ..util.")["from ..util."] == {"text"}
-    # After dots alone the list of ``from .. import`` is known too: the package's names.
-    assert {"Engine", "core", "util"} <= found("from ..")["from .. import"]
-    assert "from ..util. import" not in found("from ..util.")
-    # And the list of each module's: ``from ..core import`` holds core's names.
-    assert {"Engine", "scale_value"} <= found("from ..c")["from ..core import"]
-    assert found("from ..u")["from ..util import"] == {"text"} | MODULE_DUNDERS
-    assert "from ..util.text import" not in found("from ..util.")  # the document itself
-    # No such package, a module that is none, past the workspace, or a name then a space.
-    assert found("from ..nothere.") == {}
-    assert found("from ..core.") == {}
-    assert found("from ....") == {}
-    top = members.find({}, workspace / "pkg" / "core.py", (workspace,), 0, line_before="from ..")
-    assert top == {}  # above the top package (a folder without ``__init__.py``)
-    assert found("from .text ") == {}
+def test_no_path_goes_on_to_the_document_itself(workspace: Path):
+    document = workspace / "pkg" / "core.py"
+    assert look_up(document, "from .", workspace) == {"util"}
+    assert "core" not in look_up(document, "from . import", workspace)  # nor a list
+    assert "Engine" in look_up(document, "from . import", workspace)  # (its names stay)
+    imported = document_imports("import pkg\n", "")
+    assert "core" in ModuleMembers(262_144).find(imported, document, (workspace,), 0)["pkg"]
+    assert look_up(document, "pkg", workspace) == {"util"}
+    assert look_up(workspace / "app.py", "pkg", workspace) == {"core", "util"}
 
 
 def test_a_package_folder_too_large_offers_no_modules(workspace: Path, monkeypatch):
-    from lsp_coder.completion.related import python_members
+    from lsp_coder.completion.related import python_module_names
 
-    monkeypatch.setattr(python_members, "FOLDER_ENTRIES", 2)
+    monkeypatch.setattr(python_module_names, "FOLDER_ENTRIES", 2)
     document = workspace / "pkg" / "core.py"
+    assert look_up(document, "from .", workspace) is None
+    assert look_up(document, "pkg", workspace) is None
+
+
+def test_a_package_changed_on_disk_offers_its_new_modules(workspace: Path):
+    document = workspace / "app.py"
     members = ModuleMembers(262_144)
-    assert members.find({}, document, (workspace,), 0, line_before="from .") == {}
-    assert members.find({}, document, (workspace,), 0, line_before="from pkg.") == {}
+    assert members.look_up("pkg", document, (workspace,), 0) == {"core", "util"}
+    (workspace / "pkg" / "added.py").write_text("X = 1\n")
+    assert members.look_up("pkg", document, (workspace,), 0) == {"core", "util"}  # kept
+    assert members.look_up("pkg", document, (workspace,), 1) == {"added", "core", "util"}
