@@ -21,7 +21,7 @@ from cachetools import LRUCache
 
 from ...member_keys import FROM_IMPORT
 from .python_defs import find_module, search_roots
-from .python_module_names import module_names, submodules
+from .python_module_names import PATH_CHANGED, module_names, submodules
 from .python_render import Imported
 from .text import FileReads
 
@@ -60,6 +60,9 @@ class ModuleMembers:
         self.max_file_bytes = max_file_bytes
         self._names = FileReads(max_file_bytes, lambda _file, data: module_names(data),
                                 MODULES_CACHED, allows)
+        self._closed = FileReads(max_file_bytes, lambda _file, data: PATH_CHANGED not in data,
+                                 MODULES_CACHED, allows)
+        """Whether a package's ``__init__`` keeps its submodules to its own folder."""
         self._found: LRUCache[tuple, dict[str, Found]] = LRUCache(LOOKUPS_KEPT)
         self._keys: LRUCache[tuple, Found | None] = LRUCache(KEYS_KEPT)
 
@@ -120,8 +123,16 @@ class ModuleMembers:
             folder = file.parent if file is not None and file.name == "__init__.py" else None
         else:
             return None
-        names = submodules(folder) if folder is not None else None
+        names = self._submodules(folder) if folder is not None else None
         return None if names is None else (None, _less_itself(names, folder, path))
+
+    def _submodules(self, folder: Path) -> frozenset[str] | None:
+        """The modules and packages of the package ``folder`` (``submodules``); None where
+        its ``__init__`` may find others elsewhere (``PATH_CHANGED``) or cannot be read."""
+        init = folder / "__init__.py"
+        if init.is_file() and not self._closed.get(init):
+            return None
+        return submodules(folder)
 
     def _unsaved(self, found: Found, open_texts: Mapping[Path, str] | None
                  ) -> frozenset[str] | None:
@@ -146,7 +157,7 @@ class ModuleMembers:
         if names is None:
             return None
         if file.name == "__init__.py":
-            inside = submodules(file.parent)
+            inside = self._submodules(file.parent)
             if inside is None:
                 return None
             names = names | (_less_itself(inside, file.parent, path) if imported else inside)

@@ -21,6 +21,13 @@ OPEN_WORLD = (b"globals()", b"locals()", b"vars()", b"sys.modules[", b"setattr(s
               b"exec(")
 """Text that can bind module names no statement shows."""
 
+PATH_CHANGED = b"__path__"
+"""Text of a package's ``__init__`` that can find its submodules in other folders too
+(``pkgutil.extend_path``, a ``__path__`` appended to)."""
+
+EXTENSION_SUFFIXES = (".so", ".pyd")
+"""Compiled modules (``_speedups.cpython-311-x86_64-linux-gnu.so``: the module ``_speedups``)."""
+
 
 def module_names(data: bytes) -> frozenset[str] | None:
     """The names the module ``data`` binds at its top level, with ``MODULE_DUNDERS``; None
@@ -91,8 +98,8 @@ def _bound(node: ast.stmt) -> Iterator[str]:
 
 
 def submodules(folder: Path) -> frozenset[str] | None:
-    """The names of the modules and packages in ``folder``; None where it cannot be read or
-    holds more than ``FOLDER_ENTRIES`` entries."""
+    """The names of the modules (source or compiled) and packages in ``folder``; None where
+    it cannot be read or holds more than ``FOLDER_ENTRIES`` entries."""
     try:
         entries = list(islice(folder.iterdir(), FOLDER_ENTRIES + 1))
     except OSError:
@@ -100,6 +107,8 @@ def submodules(folder: Path) -> frozenset[str] | None:
     if len(entries) > FOLDER_ENTRIES:
         return None
     out = {e.stem for e in entries if e.suffix == ".py" and e.stem.isidentifier()}
+    out |= {e.name.split(".")[0] for e in entries
+            if e.suffix in EXTENSION_SUFFIXES and e.name.split(".")[0].isidentifier()}
     out |= {e.name for e in entries
             if e.is_dir() and e.name.isidentifier() and e.name != "__pycache__"}
     return frozenset(out - {"__init__"})

@@ -180,3 +180,19 @@ def test_a_package_changed_on_disk_offers_its_new_modules(workspace: Path):
     (workspace / "pkg" / "added.py").write_text("X = 1\n")
     assert members.look_up("pkg", document, (workspace,), 0) == {"core", "util"}  # kept
     assert members.look_up("pkg", document, (workspace,), 1) == {"added", "core", "util"}
+
+
+def test_a_compiled_module_is_one_of_its_packages_modules(workspace: Path):
+    (workspace / "pkg" / "_speedups.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\0ELF")
+    (workspace / "pkg" / "notes.txt").write_text("not a module\n")
+    assert look_up(workspace / "app.py", "pkg", workspace) == {"_speedups", "core", "util"}
+
+
+def test_a_package_that_changes_its_path_offers_no_modules(workspace: Path):
+    init = workspace / "pkg" / "util" / "__init__.py"
+    init.write_text("from pkgutil import extend_path\n__path__ = extend_path(__path__, __name__)\n")
+    document = workspace / "pkg" / "core.py"
+    assert look_up(document, "pkg.util", workspace) is None  # its modules may be elsewhere
+    assert look_up(document, "from .util.", workspace) is None
+    assert look_up(document, "from pkg.util import", workspace) is None
+    assert look_up(document, "pkg", workspace) == {"util"}  # its parent's are all here
