@@ -53,7 +53,8 @@ def path_cut(text: str, line: str, known: Callable[[str], bool]) -> bool:
     if not names:
         return False
     dots = names[0][0]
-    starts = [dots[:n] for n in range(1, len(dots) + 1)] + [p for p, _, _ in names]
+    # Fewer dots than typed, then each name's package (the first one's is all the dots).
+    starts = [dots[:n] for n in range(1, len(dots))] + [p for p, _, _ in names]
     if not any(known(relative_module_key(p)) for p in starts):
         return False
     end = names[-1][1] + len(names[-1][2])
