@@ -66,10 +66,7 @@ def relative_module_names(line: str) -> list[tuple[str, int, str]]:
 def relative_module_typed(line: str) -> tuple[str, str] | None:
     """(package, the name typed after it) where ``line`` ends in the path of a relative
     ``from`` import (``("..sub.", "mo")`` of ``from ..sub.mo``); None elsewhere."""
-    names = relative_module_names(line)
-    if not names or names[-1][1] + len(names[-1][2]) != len(line):
-        return None
-    return names[-1][0], names[-1][2]
+    return _last_typed(relative_module_names(line), len(line))
 
 
 def absolute_module_names(line: str) -> list[tuple[str, int, str]]:
@@ -92,7 +89,12 @@ def absolute_module_typed(line: str) -> tuple[str, str] | None:
     """(package, the name typed after it) where ``line`` ends in the dotted path of an
     absolute ``from`` or ``import`` after a dot (``("pkg.sub", "mo")`` of ``from
     pkg.sub.mo``); None elsewhere."""
-    names = absolute_module_names(line)
-    if not names or names[-1][1] + len(names[-1][2]) != len(line):
+    return _last_typed(absolute_module_names(line), len(line))
+
+
+def _last_typed(names: list[tuple[str, int, str]], end: int) -> tuple[str, str] | None:
+    """(package, name) of the last of a path's ``names`` where it ends at ``end`` (the line's
+    end); None where there is none or the line goes on after it."""
+    if not names or names[-1][1] + len(names[-1][2]) != end:
         return None
     return names[-1][0], names[-1][2]

@@ -104,10 +104,9 @@ def test_a_module_open_in_the_editor_also_offers_its_unsaved_names(workspace: Pa
     assert members.find(imported, document, (workspace,), 0, broken) == {}
 
 
-def look_up(document: Path, key: str, workspace: Path, members: ModuleMembers | None = None,
+def look_up(document: Path, key: str, workspace: Path,
             open_texts: dict[Path, str] | None = None) -> frozenset[str] | None:
-    members = members or ModuleMembers(262_144)
-    return members.look_up(key, document, (workspace,), 0, open_texts)
+    return ModuleMembers(262_144).look_up(key, document, (workspace,), 0, open_texts)
 
 
 def test_an_import_list_offers_its_modules_names(workspace: Path):
